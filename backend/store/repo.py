@@ -1,0 +1,247 @@
+"""Repository functions over a Session. Callers own the transaction (Store.session())."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy.orm import Session
+
+from backend.errors import NotFound
+from backend.store.models import (
+    Chunk,
+    Collection,
+    CollectionDocument,
+    Document,
+    DocumentVersion,
+    IndexMeta,
+    Section,
+)
+
+# ---- collections ----------------------------------------------------------------------
+
+
+def get_or_create_collection(s: Session, name: str, description: str = "") -> Collection:
+    name = name.strip()
+    if not name:
+        raise ValueError("collection name must not be empty")
+    c = s.scalar(select(Collection).where(Collection.name == name))
+    if c is None:
+        c = Collection(name=name, description=description)
+        s.add(c)
+        s.flush()
+    return c
+
+
+def get_collection(s: Session, name: str) -> Collection:
+    c = s.scalar(select(Collection).where(Collection.name == name))
+    if c is None:
+        known = ", ".join(s.scalars(select(Collection.name).order_by(Collection.name))) or "none"
+        raise NotFound(f"unknown collection '{name}' (known: {known})")
+    return c
+
+
+def list_collections(s: Session) -> list[tuple[Collection, int]]:
+    q = (
+        select(Collection, func.count(CollectionDocument.document_id))
+        .outerjoin(CollectionDocument, CollectionDocument.collection_id == Collection.id)
+        .group_by(Collection.id)
+        .order_by(Collection.name)
+    )
+    return [(c, n) for c, n in s.execute(q)]
+
+
+def link(s: Session, collection: Collection, document_id: int) -> bool:
+    """Put a document into a collection; False if it was already there."""
+    if s.get(CollectionDocument, (collection.id, document_id)) is not None:
+        return False
+    s.add(CollectionDocument(collection_id=collection.id, document_id=document_id))
+    s.flush()
+    return True
+
+
+def document_collections(s: Session, document_id: int) -> list[str]:
+    q = (
+        select(Collection.name)
+        .join(CollectionDocument, CollectionDocument.collection_id == Collection.id)
+        .where(CollectionDocument.document_id == document_id)
+        .order_by(Collection.name)
+    )
+    return list(s.scalars(q))
+
+
+# ---- documents and versions -----------------------------------------------------------
+
+
+def version_by_sha(s: Session, sha256: str) -> DocumentVersion | None:
+    return s.scalar(select(DocumentVersion).where(DocumentVersion.sha256 == sha256))
+
+
+def document_by_source(s: Session, source_uri: str) -> Document | None:
+    return s.scalar(select(Document).where(Document.source_uri == source_uri))
+
+
+def get_document(s: Session, ref: int | str) -> Document:
+    """By id, or by exact title / file name / source URI."""
+    doc = None
+    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+        doc = s.get(Document, int(ref))
+    else:
+        doc = s.scalar(
+            select(Document)
+            .where(or_(Document.title == ref, Document.filename == ref, Document.source_uri == ref))
+            .order_by(Document.id)
+            .limit(1)
+        )
+    if doc is None:
+        raise NotFound(f"document '{ref}' not found")
+    return doc
+
+
+def get_version(s: Session, version_id: int) -> DocumentVersion:
+    v = s.get(DocumentVersion, version_id)
+    if v is None:
+        raise NotFound(f"document version {version_id} not found")
+    return v
+
+
+def next_version_number(s: Session, document_id: int) -> int:
+    n = s.scalar(select(func.max(DocumentVersion.number)).where(
+        DocumentVersion.document_id == document_id))
+    return (n or 0) + 1
+
+
+@dataclass
+class DocumentFilter:
+    collections: Sequence[str] | None = None
+    file_types: Sequence[str] | None = None
+    doc_types: Sequence[str] | None = None
+    source_kinds: Sequence[str] | None = None
+    statuses: Sequence[str] | None = None
+    document_ids: Sequence[int] | None = None
+    title_contains: str | None = None
+
+
+def _document_query(f: DocumentFilter):
+    q = select(Document)
+    if f.collections is not None:
+        sub = (
+            select(CollectionDocument.document_id)
+            .join(Collection, Collection.id == CollectionDocument.collection_id)
+            .where(Collection.name.in_(list(f.collections)))
+        )
+        q = q.where(Document.id.in_(sub))
+    if f.file_types is not None:
+        q = q.where(Document.file_type.in_(list(f.file_types)))
+    if f.doc_types is not None:
+        q = q.where(Document.doc_type.in_(list(f.doc_types)))
+    if f.source_kinds is not None:
+        q = q.where(Document.source_kind.in_(list(f.source_kinds)))
+    if f.statuses is not None:
+        q = q.where(Document.status.in_(list(f.statuses)))
+    if f.document_ids is not None:
+        q = q.where(Document.id.in_(list(f.document_ids)))
+    if f.title_contains:
+        pat = f"%{f.title_contains.lower()}%"
+        q = q.where(or_(func.lower(Document.title).like(pat), func.lower(Document.filename).like(pat)))
+    return q
+
+
+def list_documents(
+    s: Session, f: DocumentFilter | None = None, *, offset: int = 0, limit: int | None = 50
+) -> tuple[list[Document], int]:
+    """One page of documents (newest first) and the total count matching the filter."""
+    q = _document_query(f or DocumentFilter())
+    total = s.scalar(select(func.count()).select_from(q.subquery())) or 0
+    q = q.order_by(Document.id.desc()).offset(offset)
+    if limit is not None:
+        q = q.limit(limit)
+    return list(s.scalars(q)), total
+
+
+def document_ids(s: Session, f: DocumentFilter) -> list[int]:
+    q = _document_query(f).with_only_columns(Document.id)
+    return list(s.scalars(q))
+
+
+# ---- sections and chunks --------------------------------------------------------------
+
+
+def sections_of(s: Session, version_id: int) -> list[Section]:
+    return list(s.scalars(select(Section).where(Section.version_id == version_id)
+                          .order_by(Section.ordinal)))
+
+
+def chunks_of(s: Session, version_id: int) -> list[Chunk]:
+    return list(s.scalars(select(Chunk).where(Chunk.version_id == version_id)
+                          .order_by(Chunk.ordinal)))
+
+
+def chunks_by_ids(s: Session, ids: Sequence[str]) -> dict[str, Chunk]:
+    out: dict[str, Chunk] = {}
+    ids = list(ids)
+    for i in range(0, len(ids), 500):
+        for c in s.scalars(select(Chunk).where(Chunk.id.in_(ids[i:i + 500]))):
+            out[c.id] = c
+    return out
+
+
+def delete_version_content(s: Session, version_id: int) -> None:
+    s.execute(delete(Chunk).where(Chunk.version_id == version_id))
+    # children first (self-referencing FK)
+    s.execute(delete(Section).where(Section.version_id == version_id,
+                                    Section.parent_id.is_not(None)))
+    s.execute(delete(Section).where(Section.version_id == version_id))
+
+
+def active_chunk_ids(s: Session) -> set[str]:
+    q = (
+        select(Chunk.id)
+        .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
+        .where(and_(DocumentVersion.is_active.is_(True), DocumentVersion.status == "indexed"))
+    )
+    return set(s.scalars(q))
+
+
+def active_versions(s: Session) -> list[DocumentVersion]:
+    return list(s.scalars(select(DocumentVersion).where(
+        DocumentVersion.is_active.is_(True), DocumentVersion.status == "indexed")
+        .order_by(DocumentVersion.id)))
+
+
+def counts(s: Session) -> dict[str, int]:
+    return {
+        "collections": s.scalar(select(func.count(Collection.id))) or 0,
+        "documents": s.scalar(select(func.count(Document.id))) or 0,
+        "versions": s.scalar(select(func.count(DocumentVersion.id))) or 0,
+        "failed_versions": s.scalar(select(func.count(DocumentVersion.id)).where(
+            DocumentVersion.status == "failed")) or 0,
+        "active_chunks": s.scalar(
+            select(func.count(Chunk.id)).join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
+            .where(DocumentVersion.is_active.is_(True), DocumentVersion.status == "indexed")) or 0,
+        "sections": s.scalar(select(func.count(Section.id))) or 0,
+    }
+
+
+# ---- index metadata -------------------------------------------------------------------
+
+
+def get_index_meta(s: Session, name: str) -> IndexMeta | None:
+    return s.get(IndexMeta, name)
+
+
+def put_index_meta(s: Session, name: str, backend: str, params: dict, chunk_count: int,
+                   *, rebuilt: bool) -> IndexMeta:
+    from backend.store.models import utcnow
+
+    m = s.get(IndexMeta, name)
+    if m is None:
+        m = IndexMeta(name=name, backend=backend, params=params, chunk_count=chunk_count)
+        s.add(m)
+    else:
+        m.backend, m.params, m.chunk_count = backend, params, chunk_count
+        m.updated_at = utcnow()
+        if rebuilt:
+            m.built_at = utcnow()
+    s.flush()
+    return m

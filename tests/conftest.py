@@ -1,0 +1,98 @@
+"""Shared fixtures: real embedded parts in tmp_path (SQLite, Chroma, tantivy), one embedding
+model per test session, and PostgreSQL when RAGSCOPE_TEST_POSTGRES_URL is set."""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import backend  # noqa: F401  (sets OPENBLAS_NUM_THREADS and offline flags first)
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples"
+
+# Settings come from the environment; keep a developer's RAGSCOPE_* out of the tests.
+for _k in [k for k in os.environ if k.startswith("RAGSCOPE_") and not k.startswith("RAGSCOPE_TEST_")
+           and k not in ("RAGSCOPE_ELASTICSEARCH_URL",)]:
+    os.environ.pop(_k)
+
+
+@pytest.fixture(scope="session")
+def shared_embedder():
+    from backend.config import Settings
+    from backend.embedding import Embedder
+
+    s = Settings()
+    return Embedder(s.embedding_model, device=s.embedding_device, batch_size=s.embedding_batch_size)
+
+
+def _postgres_url() -> str | None:
+    return os.environ.get("RAGSCOPE_TEST_POSTGRES_URL") or None
+
+
+@pytest.fixture
+def postgres_db_url():
+    """A fresh PostgreSQL database for one test (skipped when no server is configured)."""
+    base = _postgres_url()
+    if not base:
+        pytest.skip("RAGSCOPE_TEST_POSTGRES_URL not set")
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"rs_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    yield make_url(base).set(database=name).render_as_string(hide_password=False)
+    with admin.connect() as c:
+        c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """Store tests run on SQLite always and on PostgreSQL when configured."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    return request.getfixturevalue("postgres_db_url")
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from backend.config import Settings
+
+    return Settings(data_dir=tmp_path / "var")
+
+
+@pytest.fixture
+def make_rs(tmp_path, shared_embedder):
+    """Factory for a Ragscope on a temporary data dir, sharing the session's model."""
+    from backend.config import Settings
+    from backend.services import Ragscope
+
+    made = []
+
+    def make(**overrides):
+        overrides.setdefault("data_dir", tmp_path / "var")
+        rs = Ragscope(Settings(**overrides))
+        if rs.settings.embedding_model == Settings().embedding_model:
+            rs.embedder = shared_embedder
+        made.append(rs)
+        return rs
+
+    yield make
+    for rs in made:
+        rs.close()
+
+
+@pytest.fixture
+def rs(make_rs):
+    return make_rs()
+
+
+@pytest.fixture
+def ingestor(rs):
+    from backend.ingest.service import Ingestor
+
+    return Ingestor(rs)
