@@ -73,6 +73,44 @@ class Settings(BaseSettings):
         50.0, gt=0, description="Largest file accepted for ingestion, in MiB."
     )
 
+    crawl_allowed_hosts: str = Field(
+        "",
+        description="Comma-separated host names or IP addresses the crawler may fetch even "
+        "though they resolve to loopback/private addresses, each optionally with a port "
+        "(`127.0.0.1:8123,intranet.local`, IPv6 as `[::1]:8080`). Without a port every port "
+        "of the host is open. Cloud-metadata addresses stay refused.",
+    )
+    crawl_user_agent: str = Field(
+        "ragscope-crawler/1.0", description="User-Agent of the crawler; also the robots.txt token."
+    )
+    crawl_timeout_s: float = Field(
+        15.0, gt=0, le=300, description="Seconds a crawl request may take (connect and read)."
+    )
+    crawl_delay_s: float = Field(
+        1.0, ge=0, le=60, description="Default politeness delay between requests to one host."
+    )
+    crawl_concurrency: int = Field(
+        2, ge=1, le=16, description="Default number of parallel requests to one host."
+    )
+    crawl_max_response_mb: float = Field(
+        10.0, gt=0, description="Largest response body the crawler reads, in MiB (streamed; "
+        "a longer body is dropped and recorded as failed)."
+    )
+    crawl_max_redirects: int = Field(
+        5, ge=0, le=20, description="Redirect hops followed per request; every hop is checked."
+    )
+    crawl_retries: int = Field(
+        2, ge=0, le=5, description="Retries of a request after a 5xx answer, timeout or "
+        "connection error."
+    )
+    crawl_retry_backoff_s: float = Field(
+        1.0, ge=0, le=60, description="First retry waits this long; each further retry doubles it."
+    )
+    scheduler_lease_s: float = Field(
+        60.0, ge=5, le=3600, description="Seconds the scheduler lock (a row in the database) is "
+        "held without renewal before another process may take over scheduled crawls."
+    )
+
     @model_validator(mode="after")
     def _check(self) -> "Settings":
         if self.chunk_overlap >= self.chunk_size // 2:

@@ -46,3 +46,25 @@ class BackendUnavailable(RagscopeError):
 
 class ProviderUnavailable(BackendUnavailable):
     """An LLM provider cannot be reached or answered with an error."""
+
+
+class CrawlError(RagscopeError):
+    """A crawl, re-crawl or folder sync could not run (bad source, unknown run, ...)."""
+
+
+class UrlRefused(CrawlError):
+    """A URL is refused by the crawl guard: scheme, credentials, or an address that is
+    loopback, private, link-local, multicast, reserved or a cloud-metadata endpoint."""
+
+    def __init__(self, url: str, reason: str):
+        self.url = url
+        self.reason = reason
+        super().__init__(f"{url}: refused ({reason})")
+
+
+class InvalidCrawlSource(CrawlError):
+    """A crawl source fails validation; `errors` maps each field to its message."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))

@@ -18,6 +18,8 @@ class Block:
     text: str
     page: int | None = None
     heading_level: int | None = None
+    # True for table rows and code: normalise keeps the line breaks instead of re-flowing
+    preformatted: bool = False
 
 
 @dataclass

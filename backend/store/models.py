@@ -184,3 +184,5 @@ class RetrievalTrace(Base):
     total_ms: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                  index=True)
+
+from backend.store import crawl_models as _crawl_models  # noqa: E402,F401  (crawl tables)

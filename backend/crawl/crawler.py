@@ -1,0 +1,338 @@
+"""The crawl of one web source: a breadth-first frontier with depth and page limits.
+
+Worker threads only fetch (politeness delay and concurrency limit per host, see `HostGate`);
+the coordinating thread admits URLs (robots.txt, sitemap lastmod), extracts links, ingests
+and records every outcome with its reason. After every page the run's progress, pending
+frontier (including requests in flight) and seen set are saved, so a cancelled or crashed run
+resumes where it stopped. Cancelling lets the requests in flight finish and keeps what was
+fetched."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections import Counter, deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Iterator
+from urllib.parse import urlsplit
+
+from backend.crawl import runs
+from backend.crawl.changes import GONE_STATUSES, KnownPage, PageStates
+from backend.crawl.fetch import FetchResult, Fetcher, extension_for, filename_for
+from backend.crawl.guard import UrlGuard
+from backend.crawl.robots import RobotsCache, origin
+from backend.crawl.runs import Event, Progress
+from backend.crawl.scope import Scope, extract_links, normalize_url
+from backend.crawl.sitemap import discover, parse_lastmod
+from backend.ingest.service import Ingestor
+from backend.store.crawl_models import CrawlSource
+from backend.store.models import utcnow
+
+log = logging.getLogger(__name__)
+ProgressCallback = Callable[[Progress], None]
+MAX_ROBOTS_DELAY_S = 30.0
+
+
+@dataclass
+class Task:
+    url: str
+    depth: int
+    lastmod: datetime | None = None
+
+    def to_json(self) -> list:
+        return [self.url, self.depth, self.lastmod.isoformat() if self.lastmod else None]
+
+    @classmethod
+    def from_json(cls, item: list) -> "Task":
+        return cls(item[0], int(item[1]), parse_lastmod(item[2]) if len(item) > 2 else None)
+
+
+class HostGate:
+    """At most `per_host` requests to a host at once, starts at least `delay` apart."""
+
+    def __init__(self, per_host: int):
+        self.per_host = per_host
+        self._lock = threading.Lock()
+        self._sems: dict[str, threading.Semaphore] = {}
+        self._next: dict[str, float] = {}
+
+    @contextmanager
+    def slot(self, host: str, delay: float) -> Iterator[None]:
+        with self._lock:
+            sem = self._sems.setdefault(host, threading.Semaphore(self.per_host))
+        with sem:
+            with self._lock:
+                now = time.monotonic()
+                start = max(now, self._next.get(host, now))
+                self._next[host] = start + delay
+            if start > now:
+                time.sleep(start - now)
+            yield
+
+
+class CrawlRunner:
+    """Executes (or resumes) one run of a web source."""
+
+    def __init__(self, ingestor: Ingestor, guard: UrlGuard, run_id: int,
+                 on_progress: ProgressCallback | None = None, **fetch_overrides):
+        self.ingestor, self.store, self.run_id = ingestor, ingestor.store, run_id
+        run, src = runs.load(self.store, run_id)
+        self.src: CrawlSource = src
+        self.settings = ingestor.settings
+        self.on_progress = on_progress
+        self.fetcher = Fetcher.from_settings(self.settings, guard, src.concurrency,
+                                             **fetch_overrides)
+        self.robots = RobotsCache(self.fetcher, self.settings.crawl_user_agent)
+        self.gate = HostGate(src.concurrency)
+        self.states = PageStates(ingestor, src.id)
+        self.known: dict[str, KnownPage] = self.states.load()
+        self.frontier = deque(Task.from_json(t) for t in run.frontier)
+        self.seen: set[str] = set(run.seen)
+        self.counters: Counter[str] = Counter(run.counters)
+        self.fresh = not run.counters
+        self.scope = Scope.for_start(src.start_url, src.include_subdomains)
+        start = self.known.get(normalize_url(src.start_url))
+        if start is not None and start.final_url:
+            self.scope.adopt(start.final_url)
+        self.lastmods: dict[str, datetime] = {t.url: t.lastmod for t in self.frontier if t.lastmod}
+        self.reached: set[str] = set()
+        self.events: list[Event] = []
+        self.current_url = ""
+        self.start_ok = False
+        self.job_id = 0
+
+    # ---- the run ------------------------------------------------------------------------
+
+    def execute(self) -> Progress:
+        self.job_id = runs.begin(self.store, self.run_id, "crawl")
+        status, error = "done", None
+        inflight: dict[Future, Task] = {}
+        try:
+            self.ingestor.check_guardrails()
+            cancelled = self._loop(inflight)
+            limit_hit = bool(self.frontier)
+            self.counters["limit_reached"] = int(limit_hit and not cancelled)
+            if cancelled:
+                status = "cancelled"
+            elif not limit_hit and self.start_ok:
+                self._archive_missing()
+        except Exception as e:  # recorded on the run; the frontier stays for a resume
+            log.exception("crawl run %s failed", self.run_id)
+            status, error = "failed", f"{type(e).__name__}: {e}"
+        finally:
+            self.frontier.extendleft(reversed(list(inflight.values())))
+            self.current_url = ""
+            self._save()
+            runs.finish(self.store, self.run_id, status, error)
+            self.fetcher.close()
+        return runs.progress(self.store, self.run_id)
+
+    def _loop(self, inflight: dict[Future, Task]) -> bool:
+        cancelled = False
+        conc = self.src.concurrency
+        with ThreadPoolExecutor(max_workers=conc, thread_name_prefix="crawl") as pool:
+            while True:
+                while (not cancelled and len(inflight) < conc and self.frontier
+                       and self.counters["pages"] + len(inflight) < self.src.max_pages):
+                    task = self.frontier.popleft()
+                    fut = self._admit(task, pool)
+                    if fut is not None:
+                        inflight[fut] = task
+                if self.events and not inflight:
+                    cancelled = self._save(inflight) or cancelled
+                if not inflight:
+                    if (cancelled or not self.frontier
+                            or self.counters["pages"] >= self.src.max_pages):
+                        return cancelled
+                    continue
+                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    task = inflight.pop(fut)
+                    self._handle(task, self._result(task, fut))
+                    cancelled = self._save(inflight) or cancelled
+
+    def _admit(self, task: Task, pool: ThreadPoolExecutor) -> Future | None:
+        """Start fetching a task, or settle it without a request (robots, sitemap lastmod)."""
+        if self.src.respect_robots:
+            ok, why = self.robots.allowed(task.url)
+            if not ok:
+                self._event(Event(task.url, "skipped", why or "disallowed by robots.txt"))
+                return None
+        known = self.known.get(task.url)
+        lastmod = task.lastmod or self.lastmods.get(task.url)
+        if self.states.unchanged_by_lastmod(known, lastmod):
+            self.counters["pages"] += 1
+            self.reached.add(task.url)
+            self._event(Event(task.url, "unchanged", "sitemap lastmod not newer than last crawl",
+                              document_id=known.document_id))
+            self._enqueue(known.links, task.depth)
+            self.states.record(task.url, self.run_id)
+            return None
+        headers = self.states.conditional_headers(known)
+        return pool.submit(self._fetch, task.url, headers)
+
+    def _fetch(self, url: str, headers: dict[str, str]) -> FetchResult:
+        host = urlsplit(url).netloc
+        with self.gate.slot(host, self._delay(url)):
+            return self.fetcher.fetch(url, headers)
+
+    def _delay(self, url: str) -> float:
+        delay = self.src.delay_s
+        if self.src.respect_robots:
+            robots_delay = self.robots.rules(url).crawl_delay or 0.0
+            delay = max(delay, min(robots_delay, MAX_ROBOTS_DELAY_S))
+        return delay
+
+    @staticmethod
+    def _result(task: Task, fut: Future) -> FetchResult:
+        try:
+            return fut.result()
+        except Exception as e:  # a bug or an odd URL must not end the crawl
+            log.exception("fetching %s failed", task.url)
+            return FetchResult(task.url, task.url, error=f"{type(e).__name__}: {e}")
+
+    # ---- one fetched page ---------------------------------------------------------------
+
+    def _handle(self, task: Task, res: FetchResult) -> None:
+        self.counters["pages"] += 1
+        self.current_url = task.url
+        self.reached.add(task.url)
+        known = self.known.get(task.url)
+        if task.depth == 0 and not res.refused:
+            self.scope.adopt(res.final_url)
+        if res.refused:
+            self._event(Event(task.url, "refused", res.error or "refused"))
+        elif res.not_modified and known is not None and known.usable:
+            self._settle_unchanged(task, known, "not modified (HTTP 304)", res.status)
+        elif not res.ok:
+            self._handle_error(task, res, known)
+        else:
+            self._handle_content(task, res, known)
+        if task.depth == 0 and self.fresh and self.src.use_sitemap and not res.refused:
+            self._seed_sitemaps(res.final_url)
+
+    def _settle_unchanged(self, task: Task, known: KnownPage, reason: str,
+                          status: int | None) -> None:
+        self.start_ok = self.start_ok or task.depth == 0
+        self._event(Event(task.url, "unchanged", reason, status, known.document_id))
+        self._enqueue(known.links, task.depth)
+        self.states.record(task.url, self.run_id, http_status=status,
+                           sitemap_lastmod=self.lastmods.get(task.url) or known.sitemap_lastmod)
+
+    def _handle_error(self, task: Task, res: FetchResult, known: KnownPage | None) -> None:
+        if res.status in GONE_STATUSES and known is not None and known.state == "active":
+            self._event(self.states.remove(known, self.run_id, f"HTTP {res.status}"))
+            return
+        tries = f" after {res.attempts} attempts" if res.attempts > 1 else ""
+        self._event(Event(task.url, "failed", f"{res.error}{tries}", res.status))
+        if known is None:
+            self.states.record(task.url, self.run_id, state="failed", http_status=res.status,
+                               depth=task.depth)
+
+    def _handle_content(self, task: Task, res: FetchResult, known: KnownPage | None) -> None:
+        final = normalize_url(res.final_url)
+        self.start_ok = self.start_ok or task.depth == 0
+        self.reached.add(final)
+        self.seen.add(final)
+        ext = extension_for(final, res.content_type, res.content)
+        links: list[str] = []
+        if ext == ".html":
+            page = extract_links(res.content, final)
+            links = [] if page.nofollow else page.links
+            self._enqueue(links, task.depth)
+            if page.noindex:
+                self._event(Event(task.url, "skipped", "robots meta tag says noindex",
+                                  res.status))
+                return
+        if ext is None:
+            self._event(Event(task.url, "skipped", "unsupported content type "
+                              f"'{res.content_type or 'none'}'", res.status))
+            return
+        sha = hashlib.sha256(res.content).hexdigest()
+        page_state = dict(final_url=final, etag=res.headers.get("etag", "")[:500],
+                          last_modified=res.headers.get("last-modified", "")[:100],
+                          sitemap_lastmod=self.lastmods.get(task.url), http_status=res.status,
+                          depth=task.depth, links=links)
+        if known is not None and known.usable and known.content_sha == sha:
+            self._event(Event(task.url, "unchanged", "same content hash as last crawl",
+                              res.status, known.document_id, len(res.content)))
+            self.states.record(task.url, self.run_id, **page_state)
+            return
+        out = self.ingestor.ingest_bytes(
+            res.content, filename_for(final, ext), collection=self.src.collection,
+            source_kind="crawl", source_uri=final, job_id=self.job_id,
+            meta={"url": final, "requested_url": task.url, "content_type": res.content_type,
+                  "crawl_source": self.src.name, "redirects": res.redirects})
+        event = self.states.after_ingest(task.url, out)
+        event.http_status, event.size_bytes = res.status, len(res.content)
+        self._event(event)
+        changed = event.outcome in ("new", "changed", "restored")
+        self.states.record(task.url, self.run_id, **page_state, document_id=out.document_id,
+                           state="active" if out.ok else "failed",
+                           content_sha=sha if out.ok else "",
+                           **({"changed_at": utcnow()} if changed else {}))
+
+    # ---- frontier -----------------------------------------------------------------------
+
+    def _enqueue(self, links: list[str], parent_depth: int) -> None:
+        depth = parent_depth + 1
+        for url in links:
+            if url in self.seen:
+                continue
+            self.seen.add(url)
+            if not self.scope.contains(url):
+                self._event(Event(url, "skipped", "outside the site (scope)"))
+            elif depth > self.src.max_depth:
+                self._event(Event(url, "skipped", f"beyond max depth {self.src.max_depth}"))
+            else:
+                self.frontier.append(Task(url, depth, self.lastmods.get(url)))
+
+    def _seed_sitemaps(self, start_url: str) -> None:
+        self.fresh = False
+        urls = [origin(start_url) + "/sitemap.xml"]
+        if self.src.respect_robots:
+            urls = self.robots.rules(start_url).sitemaps + urls
+        entries, problems = discover(self.fetcher, urls)
+        for p in problems:
+            self._event(Event(start_url, "skipped", p))
+        for e in entries:
+            url = normalize_url(e.url)
+            if e.lastmod:
+                self.lastmods[url] = e.lastmod
+            for task in self.frontier:  # already queued from a link: attach the lastmod
+                if task.url == url and e.lastmod:
+                    task.lastmod = e.lastmod
+        self.counters["sitemap_urls"] = len(entries)
+        self._enqueue([normalize_url(e.url) for e in entries], 0)
+
+    def _archive_missing(self) -> None:
+        reason = "not reached by this crawl (no longer linked, or excluded by robots.txt/limits)"
+        for page in self.states.missing(self.known, self.reached):
+            self._event(self.states.remove(page, self.run_id, reason))
+
+    # ---- bookkeeping --------------------------------------------------------------------
+
+    def _event(self, event: Event) -> None:
+        self.events.append(event)
+        self.counters[event.outcome] += 1
+
+    def _pages_total(self, inflight: int) -> int:
+        return min(self.src.max_pages, self.counters["pages"] + inflight + len(self.frontier))
+
+    def _save(self, inflight: dict[Future, Task] | None = None) -> bool:
+        pending = list((inflight or {}).values()) + list(self.frontier)
+        total = self._pages_total(len(inflight or {}))
+        cancel = runs.save(self.store, self.run_id, events=self.events,
+                           current_url=self.current_url, counters=dict(self.counters),
+                           frontier=[t.to_json() for t in pending], seen=sorted(self.seen),
+                           pages_total=total)
+        self.events = []
+        if self.on_progress is not None:
+            self.on_progress(Progress(self.run_id, self.src.id, "running",
+                                      self.counters["pages"], total, self.current_url,
+                                      dict(self.counters), len(pending), self.job_id))
+        return cancel

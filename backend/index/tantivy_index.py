@@ -1,0 +1,362 @@
+"""KeywordIndex on tantivy (embedded, under `settings.keyword_dir`).
+
+Every chunk's text is indexed twice, with a German and an English stemming analyzer, and
+searched over both fields (boolean SHOULD, BM25 scores add up). Chunk languages are
+detected per document and often wrong or mixed (English terms in German minutes), and the
+query's language is unknown; with both fields any query word meets the same analyzer on
+both sides, and a word both stemmers agree on weighs more than a stem-only match.
+
+User text is never given to tantivy's query parser: it is run through the field's analyzer
+and turned into term queries, so quotes, colons, brackets, `AND`/`NOT` etc. are just text."""
+from __future__ import annotations
+
+import html
+import logging
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import tantivy
+
+from backend.config import Settings
+from backend.errors import BackendUnavailable, IndexMismatch
+from backend.index.base import IndexedChunk, IndexFilter, IndexHit
+
+log = logging.getLogger(__name__)
+
+ANALYZER = "tantivy:de_stem+en_stem:v1"
+_TOK_DE, _TOK_EN, _TOK_PLAIN = "rs_de_v1", "rs_en_v1", "rs_plain_v1"
+TEXT_FIELDS = ("text_de", "text_en")
+META_FIELDS = ("title", "section_title", "filename")
+DEFAULT_BOOSTS = {"text_de": 1.0, "text_en": 1.0, "title": 0.5, "section_title": 0.5, "filename": 0.3}
+FUZZY_MIN_LEN = 5
+FUZZY_BOOST = 0.5
+MAX_QUERY_TERMS = 256
+SNIPPET_CHARS = 200
+WRITER_HEAP = 64_000_000
+LOCK_WAIT_S = 15.0
+
+# One writer per index directory and process; tantivy's lock file covers other processes.
+_WRITE_LOCKS: dict[str, threading.Lock] = {}
+_WRITE_LOCKS_GUARD = threading.Lock()
+
+
+def _write_lock(path: Path) -> threading.Lock:
+    key = str(path.resolve())
+    with _WRITE_LOCKS_GUARD:
+        return _WRITE_LOCKS.setdefault(key, threading.Lock())
+
+
+def _analyzer(language: str | None, *, stopwords: bool = False) -> tantivy.TextAnalyzer:
+    b = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    b = b.filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
+    if stopwords and language:
+        b = b.filter(tantivy.Filter.stopword(language))
+    b = b.filter(tantivy.Filter.ascii_fold())
+    if language:
+        b = b.filter(tantivy.Filter.stemmer(language))
+    return b.build()
+
+
+def _build_schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    sb.add_integer_field("document_id", stored=True, indexed=True, fast=True)
+    sb.add_integer_field("version_id", stored=True, indexed=True, fast=True)
+    sb.add_text_field("doc_type", stored=True, tokenizer_name="raw")
+    sb.add_text_field("language", stored=True, tokenizer_name="raw")
+    sb.add_text_field("text_de", stored=True, tokenizer_name=_TOK_DE)  # stored once, for snippets
+    sb.add_text_field("text_en", stored=False, tokenizer_name=_TOK_EN)
+    for name in META_FIELDS:
+        sb.add_text_field(name, stored=False, tokenizer_name=_TOK_PLAIN)
+    return sb.build()
+
+
+class TantivyKeywordIndex:
+    """BM25 over chunk texts (German + English stemming), plus title, section title and
+    file name fields for exact-match boosts."""
+
+    name = "tantivy"
+    analyzer = ANALYZER
+
+    def __init__(self, settings: Settings, *, field_boosts: dict[str, float] | None = None):
+        self.settings = settings
+        self.path = Path(settings.keyword_dir)
+        self.field_boosts = {**DEFAULT_BOOSTS, **(field_boosts or {})}
+        self.schema = _build_schema()
+        self._index_analyzers = {
+            _TOK_DE: _analyzer("german"),
+            _TOK_EN: _analyzer("english"),
+            _TOK_PLAIN: _analyzer(None),
+        }
+        self._query_analyzers = {  # (with stop words removed, all words)
+            "text_de": (_analyzer("german", stopwords=True), self._index_analyzers[_TOK_DE]),
+            "text_en": (_analyzer("english", stopwords=True), self._index_analyzers[_TOK_EN]),
+        }
+        self._plain = self._index_analyzers[_TOK_PLAIN]
+        self._write_lock = _write_lock(self.path)
+        self._open_lock = threading.Lock()
+        self._index: tantivy.Index | None = None
+        self._mismatch: str | None = None
+        self._open()
+
+    # ---- opening -----------------------------------------------------------------
+    def _open(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            index = tantivy.Index(self.schema, path=str(self.path), reuse=True)
+        except ValueError as exc:  # "An index exists but the schema does not match."
+            self._index, self._mismatch = None, str(exc)
+            log.warning("keyword index at %s does not match %s: %s", self.path, ANALYZER, exc)
+            return
+        # Custom tokenizers live in the Index object, not on disk: register on every open.
+        for name, analyzer in self._index_analyzers.items():
+            index.register_tokenizer(name, analyzer)
+        index.config_reader("commit", 0)
+        self._index, self._mismatch = index, None
+
+    def _ix(self) -> tantivy.Index:
+        index = self._index
+        if index is None:
+            raise IndexMismatch(
+                f"keyword index at {self.path} was built differently ({self._mismatch}); run reindex"
+            )
+        return index
+
+    def _writer(self, index: tantivy.Index) -> tantivy.IndexWriter:
+        """A writer for one batch. Another process may hold tantivy's lock: wait a while."""
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                return index.writer(heap_size=WRITER_HEAP, num_threads=1)
+            except ValueError as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise BackendUnavailable(f"keyword index at {self.path} is locked: {exc}") from exc
+                time.sleep(0.2)
+
+    def _write(self, ops: Iterable[tuple[str, Any]]) -> None:
+        """Apply (op, arg) pairs in one commit; ops: "delete" chunk_id, "add" Document,
+        "clear" None."""
+        with self._write_lock:
+            index = self._ix()
+            writer = self._writer(index)
+            try:
+                for op, arg in ops:
+                    if op == "delete":
+                        writer.delete_documents_by_term("chunk_id", arg)
+                    elif op == "add":
+                        writer.add_document(arg)
+                    elif op == "clear":
+                        writer.delete_all_documents()
+                writer.commit()
+            except BaseException:
+                writer.rollback()
+                raise
+            finally:
+                writer.wait_merging_threads()  # also releases the writer's lock file
+            index.reload()
+
+    # ---- KeywordIndex: writing ---------------------------------------------------
+    def add(self, chunks: Sequence[IndexedChunk]) -> None:
+        if not chunks:
+            return
+        self._write(op for c in chunks for op in (("delete", c.chunk_id), ("add", self._doc(c))))
+
+    def delete(self, chunk_ids: Sequence[str]) -> None:
+        if chunk_ids:
+            self._write(("delete", cid) for cid in dict.fromkeys(chunk_ids))
+
+    def reset(self) -> None:
+        if self._index is None:  # built with another schema: start afresh
+            with self._write_lock, self._open_lock:
+                shutil.rmtree(self.path, ignore_errors=True)
+                self._open()
+            self._ix()
+            return
+        self._write([("clear", None)])
+
+    @staticmethod
+    def _doc(c: IndexedChunk) -> tantivy.Document:
+        fields: dict[str, Any] = {
+            "chunk_id": c.chunk_id,
+            "document_id": int(c.document_id),
+            "version_id": int(c.version_id),
+            "doc_type": c.doc_type or "",
+            "language": c.language or "",
+            "text_de": c.text,
+            "text_en": c.text,
+        }
+        for name in META_FIELDS:
+            value = getattr(c, name)
+            if value:
+                fields[name] = value
+        return tantivy.Document(**fields)
+
+    # ---- KeywordIndex: reading ---------------------------------------------------
+    def count(self) -> int:
+        return int(self._ix().searcher().num_docs)
+
+    def ids(self) -> set[str]:
+        searcher = self._ix().searcher()
+        n = searcher.num_docs
+        if n == 0:
+            return set()
+        hits = searcher.search(tantivy.Query.all_query(), limit=n, count=False).hits
+        return {searcher.doc(addr)["chunk_id"][0] for _, addr in hits}
+
+    def search(
+        self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False
+    ) -> list[IndexHit]:
+        if k <= 0 or not query or not query.strip():
+            return []
+        filters = self._filter_queries(flt)
+        if filters is None:
+            return []
+        text_query = self._text_query(query, fuzzy=fuzzy)
+        if text_query is None:
+            return []
+        final = text_query
+        if filters:
+            final = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, text_query)]
+                + [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
+            )
+        searcher = self._ix().searcher()
+        hits = searcher.search(final, limit=k, count=False).hits
+        if not hits:
+            return []
+        generators = [self._snippet_generator(searcher, text_query, f) for f in TEXT_FIELDS]
+        out: list[IndexHit] = []
+        for rank, (score, addr) in enumerate(hits, start=1):
+            doc = searcher.doc(addr)
+            text = doc.get_first("text_de") or ""
+            snippet = _highlight(text, generators)
+            if not snippet and fuzzy:
+                snippet = self._fuzzy_highlight(searcher, query, text)
+            out.append(IndexHit(
+                chunk_id=doc.get_first("chunk_id"), score=float(score), rank=rank,
+                highlights=[snippet] if snippet else [],
+            ))
+        return out
+
+    # ---- query building ----------------------------------------------------------
+    def analyze(self, text: str, field: str = "text_de") -> list[str]:
+        """Query terms of `text` for a field (stop words dropped unless nothing is left)."""
+        if field in self._query_analyzers:
+            without_stop, full = self._query_analyzers[field]
+            terms = without_stop.analyze(text) or full.analyze(text)
+        else:
+            terms = self._plain.analyze(text)
+        return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+
+    def _text_query(self, text: str, *, fuzzy: bool) -> tantivy.Query | None:
+        Q, should = tantivy.Query, tantivy.Occur.Should
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for field in TEXT_FIELDS:
+            boost = self.field_boosts.get(field, 1.0)
+            for term in self.analyze(text, field):
+                clauses.append((should, _boosted(Q.term_query(self.schema, field, term), boost)))
+                if fuzzy and len(term) >= FUZZY_MIN_LEN:
+                    fq = Q.fuzzy_term_query(self.schema, field, term, 1, True, False)
+                    clauses.append((should, _boosted(fq, FUZZY_BOOST * boost)))
+        plain = self.analyze(text, "plain")
+        for field in META_FIELDS:
+            boost = self.field_boosts.get(field, 0.0)
+            if boost > 0:
+                clauses += [(should, _boosted(Q.term_query(self.schema, field, t), boost)) for t in plain]
+        return Q.boolean_query(clauses) if clauses else None
+
+    def _filter_queries(self, flt: IndexFilter | None) -> list[tantivy.Query] | None:
+        """Filter clauses; None when a filter list is empty (nothing can match)."""
+        if flt is None:
+            return []
+        out: list[tantivy.Query] = []
+        if flt.document_ids is not None:
+            ids = sorted({int(i) for i in flt.document_ids})
+            if not ids:
+                return None
+            out.append(tantivy.Query.term_set_query(self.schema, "document_id", ids))
+        if flt.doc_types is not None:
+            types = sorted({str(t) for t in flt.doc_types})
+            if not types:
+                return None
+            out.append(tantivy.Query.term_set_query(self.schema, "doc_type", types))
+        return out
+
+    def _fuzzy_highlight(self, searcher: tantivy.Searcher, query: str, text: str) -> str:
+        """Tantivy's snippets ignore fuzzy clauses: find the text's own terms within edit
+        distance 1 of a query term and highlight those."""
+        Q, should = tantivy.Query, tantivy.Occur.Should
+        clauses = []
+        for field in TEXT_FIELDS:
+            wanted = [t for t in self.analyze(query, field) if len(t) >= FUZZY_MIN_LEN]
+            own = set(self._query_analyzers[field][1].analyze(text))
+            clauses += [(should, Q.term_query(self.schema, field, t))
+                        for t in own if any(_within_one(t, w) for w in wanted)]
+        if not clauses:
+            return ""
+        q = Q.boolean_query(clauses)
+        return _highlight(text, [self._snippet_generator(searcher, q, f) for f in TEXT_FIELDS])
+
+    def _snippet_generator(self, searcher: tantivy.Searcher, query: tantivy.Query, field: str):
+        gen = tantivy.SnippetGenerator.create(searcher, query, self.schema, field)
+        gen.set_max_num_chars(SNIPPET_CHARS)
+        return field, gen
+
+    def __repr__(self) -> str:
+        return f"TantivyKeywordIndex({str(self.path)!r}, analyzer={ANALYZER!r})"
+
+
+def _boosted(q: tantivy.Query, boost: float) -> tantivy.Query:
+    return q if boost == 1.0 else tantivy.Query.boost_query(q, boost)
+
+
+def _within_one(a: str, b: str) -> bool:
+    """Optimal-string-alignment distance of a and b is at most 1."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        return a[i + 1:] == b[i + 1:] or (a[i + 2:] == b[i + 2:] and a[i:i + 2] == b[i:i + 2][::-1])
+    return a[i + 1:] == b[i:] if la > lb else a[i:] == b[i + 1:]
+
+
+def _highlight(text: str, generators: list[tuple[str, Any]]) -> str:
+    """One snippet of `text` with the terms matched through either analyzer in <b>..</b>,
+    everything else HTML-escaped. The fragment is the one the generator with the most
+    matches picked; matches the other analyzer found inside it are marked too."""
+    if not text:
+        return ""
+    data = text.encode("utf-8")
+    snippets = []
+    for field, gen in generators:
+        sn = gen.snippet_from_doc(tantivy.Document(**{field: text}))
+        fr = sn.fragment_range()
+        snippets.append((len(sn.highlighted()), fr.start, fr.end,
+                         [(fr.start + h.start, fr.start + h.end) for h in sn.highlighted()]))
+    best = max(snippets, key=lambda s: s[0])
+    if best[0] == 0:
+        return ""
+    start, end = best[1], best[2]
+    spans = sorted({(a, b) for s in snippets for a, b in s[3] if start <= a and b <= end})
+    parts, pos = [], start
+    for a, b in spans:
+        if a < pos:  # overlapping spans from the two analyzers: extend the previous one
+            if b > pos and parts:
+                parts[-1] = parts[-1][:-4] + html.escape(data[pos:b].decode("utf-8", "replace")) + "</b>"
+                pos = b
+            continue
+        parts.append(html.escape(data[pos:a].decode("utf-8", "replace")))
+        parts.append("<b>" + html.escape(data[a:b].decode("utf-8", "replace")) + "</b>")
+        pos = b
+    parts.append(html.escape(data[pos:end].decode("utf-8", "replace")))
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(data) else ""
+    return prefix + "".join(parts).strip() + suffix

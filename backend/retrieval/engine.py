@@ -1,0 +1,254 @@
+"""The retrieval pipeline. See backend/retrieval/__init__.py for the overview."""
+from __future__ import annotations
+
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+from backend.errors import NotFound
+from backend.index.base import IndexFilter, IndexHit
+from backend.retrieval import fusion, lookup, policies
+from backend.retrieval.query import ParsedQuery, parse_query
+from backend.retrieval.rerank import DEFAULT_RERANKER, Reranker
+from backend.retrieval.types import (
+    Candidate,
+    Hit,
+    RetrievalParams,
+    RetrievalResult,
+    Stage,
+    Trace,
+)
+from backend.store import repo
+
+# Default weight of the vector retriever by query language, chosen by measurement on the
+# sample goldenset (docs/retrieval.md): MiniLM is an English model, weak on German text.
+VECTOR_WEIGHT = {"en": 0.5, "de": 0.3, "": 0.4}
+TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
+
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _cands(ranking: list[tuple[str, float]], n: int = TRACE_CANDIDATES) -> list[Candidate]:
+    return [Candidate(i, round(float(s), 6), r) for r, (i, s) in enumerate(ranking[:n], 1)]
+
+
+class Retriever:
+    def __init__(self, rs, reranker: Reranker | None = None):
+        self.rs = rs
+        self.reranker = reranker or DEFAULT_RERANKER
+
+    # ---- public -------------------------------------------------------------------------
+
+    def retrieve(self, query: str, params: RetrievalParams | None = None, *,
+                 query_embedding=None) -> RetrievalResult:
+        p = params or RetrievalParams()
+        t_all = time.perf_counter()
+        trace = Trace(id=str(uuid.uuid4()), query=query)
+        t0 = time.perf_counter()
+        q = parse_query(query, inventory=p.inventory == "auto")
+        trace.stages.append(Stage("query", _ms(t0), {
+            "normalised": q.text, "language": q.language, "truncated": q.truncated,
+            "phrases": q.phrases, "exact_tokens": q.exact_tokens, "inventory": q.inventory,
+            "inventory_topic": q.inventory_topic}))
+        result = RetrievalResult(query=query, params=p, hits=[], trace=trace,
+                                 language=q.language)
+        if q.truncated:
+            result.warnings.append(f"query cut to {len(q.text)} characters")
+        flt = self._filter(p, trace)
+        if not q.text or (flt.document_ids is not None and not flt.document_ids):
+            result.warnings.append("empty query" if not q.text else "no document matches the filters")
+            return self._finish(result, t_all)
+        if q.inventory:
+            policies.inventory(self, q, p, flt, result)
+            return self._finish(result, t_all)
+        fused, stage_scores = self._candidates(q, p, flt, trace, result, query_embedding)
+        if not fused:
+            return self._finish(result, t_all)
+        t0 = time.perf_counter()
+        with self.rs.store.session() as s:
+            infos = lookup.chunk_infos(s, [i for i, _ in fused])
+        fused = [(i, sc) for i, sc in fused if i in infos and infos[i].active]
+        trace.stages.append(Stage("lookup", _ms(t0), {"found": len(infos)}))
+        hits = self._hits(fused, stage_scores, infos)
+        hits = self._boost(q, p, hits, trace)
+        hits = policies.apply(self, p, hits, result)
+        if p.rerank:
+            hits = self._rerank(q, hits, trace)
+        if p.min_score is not None:
+            hits = [h for h in hits if h.score >= p.min_score]
+        hits = policies.group(p, hits)[: p.k]
+        for r, h in enumerate(hits, 1):
+            h.rank = r
+        policies.decorate(self, p, hits, trace)
+        result.hits = hits
+        return self._finish(result, t_all)
+
+    # ---- stages -------------------------------------------------------------------------
+
+    def _filter(self, p: RetrievalParams, trace: Trace) -> IndexFilter:
+        t0 = time.perf_counter()
+        ids = None
+        if p.collections or p.doc_types or p.file_types or p.document_ids is not None:
+            with self.rs.store.session() as s:
+                for c in p.collections or []:
+                    repo.get_collection(s, c)  # raises NotFound naming the known ones
+                ids = repo.document_ids(s, repo.DocumentFilter(
+                    collections=p.collections or None, doc_types=p.doc_types or None,
+                    file_types=p.file_types or None, document_ids=p.document_ids))
+        trace.stages.append(Stage("filter", _ms(t0), {
+            "collections": p.collections, "doc_types": p.doc_types, "file_types": p.file_types,
+            "document_ids": p.document_ids, "resolved_documents": None if ids is None else len(ids)}))
+        return IndexFilter(document_ids=ids)
+
+    def _candidates(self, q: ParsedQuery, p: RetrievalParams, flt: IndexFilter, trace: Trace,
+                    result: RetrievalResult, query_embedding=None):
+        use_vec = p.policy != "lexical_only"
+        use_kw = p.policy != "semantic_only"
+        n = p.candidates
+        futs = {}
+        if use_vec:
+            futs["vector"] = _pool.submit(self._vector, q.text, n, flt, query_embedding)
+        if use_kw:
+            futs["keyword"] = _pool.submit(self._keyword, q.text, n, flt, p.fuzzy)
+        rankings: dict[str, list[tuple[str, float]]] = {}
+        highlights_by_id: dict[str, list[str]] = {}
+        stage_scores: dict[str, dict[str, tuple[float, int]]] = {}
+        for name, fut in futs.items():
+            stages, ranking, err, highlights = fut.result()
+            highlights_by_id.update(highlights)
+            trace.stages.extend(stages)
+            if err:
+                result.warnings.append(f"{name} search failed ({err}); "
+                                       f"results come from the other retriever only")
+                continue
+            rankings[name] = ranking
+            stage_scores[name] = {i: (s, r) for r, (i, s) in enumerate(ranking, 1)}
+        t0 = time.perf_counter()
+        weights = self._weights(q, p)
+        if len(rankings) == 1:
+            only = next(iter(rankings.values()))
+            fused = fusion.ranked(fusion.max_norm(only)) if p.fusion == "weighted" else \
+                fusion.ranked(fusion.rrf(rankings, p.rrf_k))
+            method = "single"
+        elif p.fusion == "rrf":
+            fused = fusion.ranked(fusion.rrf(rankings, p.rrf_k, weights))
+            method = "rrf"
+        else:
+            fused = fusion.ranked(fusion.weighted(rankings, weights, p.normalisation))
+            method = "weighted"
+        trace.stages.append(Stage("fusion", _ms(t0), {
+            "method": method, "rrf_k": p.rrf_k if method == "rrf" else None,
+            "weights": weights, "normalisation": p.normalisation if method == "weighted" else None,
+            "retrievers": sorted(rankings)}, _cands(fused)))
+        stage_scores["highlights"] = highlights_by_id
+        return fused, stage_scores
+
+    def _weights(self, q: ParsedQuery, p: RetrievalParams) -> dict[str, float]:
+        w = p.vector_weight if p.vector_weight is not None else VECTOR_WEIGHT.get(q.language, 0.4)
+        return {"vector": w, "keyword": 1.0 - w}
+
+    def _vector(self, text: str, n: int, flt: IndexFilter, emb=None):
+        stages = []
+        try:
+            t0 = time.perf_counter()
+            if emb is None:
+                emb = self.rs.embedder.encode_query(text)
+            stages.append(Stage("query_embedding", _ms(t0), {"model": self.rs.embedder.model_name}))
+            t0 = time.perf_counter()
+            hits: list[IndexHit] = self.rs.vector_index.search(emb, n, flt)
+            ranking = [(h.chunk_id, h.score) for h in hits]
+            stages.append(Stage("vector_search", _ms(t0), {"index": self.rs.vector_index.name,
+                                                          "candidates": n}, _cands(ranking)))
+            return stages, ranking, None, {}
+        except Exception as e:  # noqa: BLE001 - degrade, record in the trace
+            stages.append(Stage("vector_search", 0.0, {"candidates": n}, error=str(e)))
+            return stages, [], f"{type(e).__name__}: {e}", {}
+
+    def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool):
+        t0 = time.perf_counter()
+        try:
+            hits = self.rs.keyword_index.search(text, n, flt, fuzzy=fuzzy)
+            ranking = [(h.chunk_id, h.score) for h in hits]
+            st = Stage("keyword_search", _ms(t0), {"index": self.rs.keyword_index.name,
+                                                   "candidates": n, "fuzzy": fuzzy},
+                       _cands(ranking))
+            return [st], ranking, None, {h.chunk_id: h.highlights for h in hits}
+        except Exception as e:  # noqa: BLE001 - degrade, record in the trace
+            st = Stage("keyword_search", _ms(t0), {"candidates": n}, error=f"{type(e).__name__}: {e}")
+            return [st], [], f"{type(e).__name__}: {e}", {}
+
+    def _hits(self, fused, stage_scores, infos) -> list[Hit]:
+        hl = stage_scores.get("highlights", {})
+        vec, kw = stage_scores.get("vector", {}), stage_scores.get("keyword", {})
+        hits = []
+        for r, (cid, score) in enumerate(fused, 1):
+            i = infos[cid]
+            v, k = vec.get(cid), kw.get(cid)
+            hits.append(Hit(
+                chunk_id=cid, document_id=i.document_id, version_id=i.version_id, text=i.text,
+                score=score, fused_score=score, fused_rank=r,
+                vector_score=v[0] if v else None, vector_rank=v[1] if v else None,
+                keyword_score=k[0] if k else None, keyword_rank=k[1] if k else None,
+                document_title=i.title, filename=i.filename, version_number=i.version_number,
+                doc_type=i.doc_type, file_type=i.file_type, section_id=i.section_id,
+                page=i.page, page_end=i.page_end, start=i.start, end=i.end, ordinal=i.ordinal,
+                original_path=i.original_path, source_uri=i.source_uri,
+                highlights=list(hl.get(cid, []))))
+        return hits
+
+    def _boost(self, q: ParsedQuery, p: RetrievalParams, hits: list[Hit], trace: Trace):
+        t0 = time.perf_counter()
+        if not hits or p.exact_boost <= 0:
+            return hits
+        top = max(h.score for h in hits) or 1.0
+        qlow = q.text.casefold()
+        phrases = [x.casefold() for x in q.phrases]
+        tokens = [x.casefold() for x in q.exact_tokens]
+        boosted = 0
+        for h in hits:
+            text = h.text.casefold()
+            b = sum(1 for ph in phrases if ph in text) + sum(1 for t in tokens if t in text)
+            names = {h.document_title.casefold(), h.filename.casefold(),
+                     h.filename.rsplit(".", 1)[0].casefold()}
+            if any(len(n) >= 4 and n in qlow for n in names):
+                b += 1
+            if b:
+                h.boost = p.exact_boost * top * min(b, 3)
+                h.score += h.boost
+                boosted += 1
+        hits.sort(key=lambda h: (-h.score, h.chunk_id))
+        trace.stages.append(Stage("boost", _ms(t0), {
+            "exact_boost": p.exact_boost, "phrases": q.phrases, "exact_tokens": q.exact_tokens,
+            "boosted": boosted}, [Candidate(h.chunk_id, round(h.score, 6), r)
+                                  for r, h in enumerate(hits[:TRACE_CANDIDATES], 1)]))
+        return hits
+
+    def _rerank(self, q: ParsedQuery, hits: list[Hit], trace: Trace) -> list[Hit]:
+        t0 = time.perf_counter()
+        scores = self.reranker.score(q.text, hits)
+        for h, s in zip(hits, scores):
+            h.rerank_score = s
+            h.score = s
+        hits.sort(key=lambda h: (-h.score, h.chunk_id))
+        trace.stages.append(Stage("rerank", _ms(t0), {"reranker": self.reranker.name},
+                                  [Candidate(h.chunk_id, round(h.score, 6), r)
+                                   for r, h in enumerate(hits[:TRACE_CANDIDATES], 1)]))
+        return hits
+
+    def _finish(self, result: RetrievalResult, t_all: float) -> RetrievalResult:
+        result.trace.total_ms = _ms(t_all)
+        if result.params.persist_trace:
+            from backend.retrieval.traces import save_trace
+
+            save_trace(self.rs.store, result)
+        return result
+
+
+def retrieve(query: str, params: RetrievalParams | None = None, *, rs) -> RetrievalResult:
+    """Functional form: `retrieve(query, params, rs=Ragscope(...))`."""
+    return Retriever(rs).retrieve(query, params)

@@ -1,0 +1,110 @@
+"""Every Streamlit session-state key of the dashboard, in one place, prefixed by the page
+that owns it. `init` (called by app.py on every run) sets the defaults. No Streamlit import:
+`state` is any mutable mapping (st.session_state in the app, a dict in tests)."""
+from __future__ import annotations
+
+from typing import Any, MutableMapping
+
+# Set by streamlit-authenticator; read by the auth gate (names fixed by the library).
+AUTH_STATUS = "authentication_status"
+AUTH_USERNAME = "username"
+AUTH_ROLES = "roles"
+AUTH_NAME = "name"
+
+# login form (app.py)
+LOGIN_USERNAME = "login.username"
+LOGIN_PASSWORD = "login.password"
+
+# explorer
+EXPLORER_PAGE = "explorer.page"
+EXPLORER_PAGE_SIZE = "explorer.page_size"
+EXPLORER_COLLECTIONS = "explorer.collections"
+EXPLORER_FILE_TYPES = "explorer.file_types"
+EXPLORER_DOC_TYPES = "explorer.doc_types"
+EXPLORER_SOURCE_KINDS = "explorer.source_kinds"
+EXPLORER_STATUSES = "explorer.statuses"
+EXPLORER_SEARCH = "explorer.search"
+EXPLORER_SEARCH_TEXT = "explorer.search_text"
+EXPLORER_PICK = "explorer.pick"
+# The document chosen in the explorer; the document and structure pages start from it.
+EXPLORER_DOC_ID = "explorer.doc_id"
+
+# document detail
+DOCUMENT_PICK = "document.pick"
+DOCUMENT_SECTION = "document.section"
+DOCUMENT_VERSION_PICK = "document.version_pick"
+DOCUMENT_CONFIRM_DELETE = "document.confirm_delete"
+DOCUMENT_FLASH = "document.flash"
+
+# structure
+STRUCTURE_PICK = "structure.pick"
+STRUCTURE_SIZE_BY = "structure.size_by"
+STRUCTURE_CHART = "structure.chart"
+STRUCTURE_SECTION = "structure.section"
+STRUCTURE_PLOT = "structure.plot"
+STRUCTURE_PLOT_SEEN = "structure.plot_seen"
+
+# upload
+UPLOAD_FILES = "upload.files"
+UPLOAD_COLLECTION = "upload.collection"
+UPLOAD_RESULTS = "upload.results"
+UPLOAD_NONCE = "upload.nonce"
+
+# admin: users
+ADMIN_USERS_FLASH = "admin_users.flash"
+
+# admin: settings and reindex
+SETTINGS_CONFIRM_REINDEX = "settings.confirm_reindex"
+SETTINGS_RESULT = "settings.result"
+
+# widget keys (buttons, forms) by page
+HOME_REFRESH = "home.refresh"
+EXPLORER_OPEN_DETAILS = "explorer.open_details"
+EXPLORER_OPEN_STRUCTURE = "explorer.open_structure"
+DOCUMENT_DOWNLOAD = "document.download"
+DOCUMENT_ACTIVATE = "document.activate"
+DOCUMENT_DELETE = "document.delete"
+DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
+DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
+UPLOAD_GO = "upload.go"
+ADMIN_USERS_NEW_USERNAME = "admin_users.new_username"
+ADMIN_USERS_NEW_NAME = "admin_users.new_name"
+ADMIN_USERS_NEW_EMAIL = "admin_users.new_email"
+ADMIN_USERS_NEW_ROLE = "admin_users.new_role"
+ADMIN_USERS_NEW_PASSWORD = "admin_users.new_password"
+ADMIN_USERS_TARGET = "admin_users.target"
+ADMIN_USERS_SET_ROLE = "admin_users.set_role"
+ADMIN_USERS_TOGGLE = "admin_users.toggle"
+ADMIN_USERS_RESET_PASSWORD = "admin_users.reset_password"
+ADMIN_USERS_RESET = "admin_users.reset"
+ADMIN_USERS_ADD_FORM = "admin_users.add"
+ADMIN_USERS_ROLE = "admin_users.role"  # + user name
+SETTINGS_CHECK = "settings.check"
+SETTINGS_REINDEX = "settings.reindex"
+SETTINGS_REINDEX_CANCEL = "settings.reindex_cancel"
+SETTINGS_REINDEX_CONFIRM = "settings.reindex_confirm"
+APP_SIGN_OUT = "app.sign_out"
+APP_SET_COOKIE = "app.set_cookie"
+APP_DELETE_COOKIE = "app.delete_cookie"
+STRUCTURE_SHOW = "structure.show"  # + section id
+
+DEFAULTS: dict[str, Any] = {
+    EXPLORER_PAGE: 1,
+    EXPLORER_PAGE_SIZE: 25,
+    EXPLORER_DOC_ID: None,
+    DOCUMENT_CONFIRM_DELETE: False,
+    DOCUMENT_FLASH: None,
+    STRUCTURE_SIZE_BY: "characters",
+    STRUCTURE_CHART: "sunburst",
+    UPLOAD_RESULTS: None,
+    UPLOAD_NONCE: 0,
+    ADMIN_USERS_FLASH: None,
+    SETTINGS_CONFIRM_REINDEX: False,
+    SETTINGS_RESULT: None,
+}
+
+
+def init(state: MutableMapping[str, Any]) -> None:
+    for key, value in DEFAULTS.items():
+        if key not in state:
+            state[key] = value
