@@ -136,6 +136,7 @@ class CrawlRunner:
         conc = self.src.concurrency
         with ThreadPoolExecutor(max_workers=conc, thread_name_prefix="crawl") as pool:
             while True:
+                cancelled = cancelled or runs.cancel_requested(self.store, self.job_id)
                 while (not cancelled and len(inflight) < conc and self.frontier
                        and self.counters["pages"] + len(inflight) < self.src.max_pages):
                     task = self.frontier.popleft()

@@ -193,9 +193,13 @@ class Fetcher:
             return r.status_code, hdrs, bytes(buf)
 
     def _too_large(self, size: int | None) -> str:
-        limit = self.max_bytes / 1048576
-        got = f"{size / 1048576:.1f} MiB" if size is not None else "more"
-        return f"response is {got}, over the limit of {limit:g} MiB (RAGSCOPE_CRAWL_MAX_RESPONSE_MB)"
+        got = _human(size) if size is not None else "larger"
+        return (f"response is {got}, over the limit of {self.max_bytes / 1048576:.3g} MiB "
+                "(RAGSCOPE_CRAWL_MAX_RESPONSE_MB)")
+
+
+def _human(n: int) -> str:
+    return f"{n / 1048576:.1f} MiB" if n >= 1048576 else f"{n / 1024:.1f} KiB"
 
 
 class _TooLarge(Exception):

@@ -67,8 +67,9 @@ def address_problem(ip: IPAddress) -> str | None:
         return f"cloud metadata address {ip}"
     checks = (("loopback", ip.is_loopback), ("unspecified", ip.is_unspecified),
               ("link-local", ip.is_link_local), ("multicast", ip.is_multicast),
-              ("private", ip.is_private), ("reserved", ip.is_reserved),
-              ("site-local", isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local))
+              ("reserved", ip.is_reserved),
+              ("site-local", isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local),
+              ("private", ip.is_private))
     for name, hit in checks:
         if hit:
             return f"{name} address {ip}"
@@ -172,7 +173,7 @@ class UrlGuard:
             why = address_problem(ip)
             if why and (not allow_listed or ip in METADATA_IPS
                         or (_embedded_v4(ip) or ip) in METADATA_IPS):
-                suffix = "" if allow_listed else f"; not in crawl_allowed_hosts"
+                suffix = "" if allow_listed else "; not in crawl_allowed_hosts"
                 raise UrlRefused(shown, f"{name} resolves to {why}{suffix}")
         return answers
 

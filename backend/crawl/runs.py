@@ -104,6 +104,12 @@ def save(store: Store, run_id: int, *, events: list[Event], current_url: str,
                       total=pages_total, message=current_url)
 
 
+def cancel_requested(store: Store, job_id: int) -> bool:
+    with store.session() as s:
+        job = s.get(Job, job_id)
+        return bool(job is not None and job.cancel_requested)
+
+
 def finish(store: Store, run_id: int, status: str, error: str | None = None) -> None:
     with store.session() as s:
         run = _get(s, run_id)

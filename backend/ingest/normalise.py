@@ -167,12 +167,12 @@ def _outline_headings(text: str, pages: list[PageSpan], outline: list[OutlineEnt
         hi = min(len(text), span.end + len(title) + 200)
         found = _find_title(text, title, lo, hi)
         if found is None:
-            start = end = lo if lo < span.end else span.start
+            start = span.start
             end = text.find("\n", start, span.end)
             end = span.end if end < 0 else end
         else:
             start, end = found
-        cursor[span.number] = start
+            cursor[span.number] = end
         result.append(Heading(title, max(1, entry.level), start, end, "outline"))
     return result
 

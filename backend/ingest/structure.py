@@ -15,7 +15,8 @@ MAX_TITLE_WORDS = 14
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.*)$")
 _PARAGRAPH = re.compile(r"^(§)\s*(\d{1,4}[a-z]?)(?![\w.])(?:\s*[:.\-–—]?\s+(.*))?$")
 _AGENDA = re.compile(
-    r"^(TOP|Tagesordnungspunkt)\s*(\d{1,2}(?:\.\d{1,2}){0,3})(?![\w])\.?(?:\s*[:.\-–—)]?\s*(.*))?$"
+    r"^(TOP|Tagesordnungspunkt|Agendapunkt|(?i:agenda item))\s*(\d{1,2}(?:\.\d{1,2}){0,3})"
+    r"(?![\w])\.?(?:\s*[:.\-–—)]?\s*(.*))?$"
 )
 _KEYWORD = re.compile(
     r"^((?i:Anlage|Anhang|Appendix|Annex|Attachment|Beilage|Kapitel|Chapter|Teil|Part|"
@@ -43,7 +44,8 @@ _LEGAL_REFS = frozenset("abs abs. absatz satz s. nr nr. ziff ziff. lit lit. ff f
 _FIRST_CHARS = frozenset("0123456789§TAKCPSB")  # digits and keyword initials
 _TOC_TAIL = re.compile(r"(?:\.{3,}|…)\s*\d{1,4}$")  # table-of-contents dot leaders
 _CANDIDATE_LINE = re.compile(
-    r"^[ \t]*(?:\d|§|TOP|Tagesordnungspunkt|Anlage|Anhang|Appendix|Annex|Attachment|Beilage|"
+    r"^[ \t]*(?:\d|§|TOP|Tagesordnungspunkt|Agendapunkt|Agenda item|"
+    r"Anlage|Anhang|Appendix|Annex|Attachment|Beilage|"
     r"Kapitel|Chapter|Teil|Part|Abschnitt|Section|Artikel|Article)[^\n]*",
     re.MULTILINE | re.IGNORECASE,
 )
@@ -93,10 +95,11 @@ def match_heading(line: str) -> HeadingMatch | None:
         if m and _title_ok((m.group(3) or "").strip(), strict=False):
             return HeadingMatch("paragraph", f"§ {m.group(2)}", _PARAGRAPH_RANK)
         return None
-    if first == "T" and (m := _AGENDA.match(line)):
+    if first in "TA" and (m := _AGENDA.match(line)):
         if not _title_ok((m.group(3) or "").strip(), strict=False):
             return None
-        return HeadingMatch("agenda_item", f"TOP {m.group(2)}", m.group(2).count(".") + 1)
+        word = "Item" if m.group(1).lower() == "agenda item" else "TOP"
+        return HeadingMatch("agenda_item", f"{word} {m.group(2)}", m.group(2).count(".") + 1)
     m = _KEYWORD.match(line)
     if m and first.isupper() and _title_ok((m.group(3) or "").strip(), strict=False):
         kind, rank = _KEYWORD_KIND[m.group(1).lower()]

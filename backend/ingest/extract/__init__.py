@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from pathlib import PurePath
 
-from backend.errors import ExtractionError, IngestError, UnsupportedFormat
+from backend.errors import ExtractionError, FileTooLarge, IngestError, UnsupportedFormat
 from backend.ingest.types import RawDocument
 
 from . import docx, html, markdown, odt, pdf, text
@@ -43,10 +43,15 @@ def file_format(filename: str) -> str:
     return _EXTRACTORS[ext][0]
 
 
-def extract(data: bytes, filename: str) -> RawDocument:
-    """Extract the text blocks of a file. Raises UnsupportedFormat or ExtractionError."""
+def extract(data: bytes, filename: str, max_bytes: int | None = None) -> RawDocument:
+    """Extract the text blocks of a file. Raises UnsupportedFormat, FileTooLarge (when
+    `max_bytes` is given and exceeded) or ExtractionError."""
     fmt = file_format(filename)
     extractor = _EXTRACTORS[PurePath(filename).suffix.lower()][1]
+    if max_bytes is not None and len(data) > max_bytes:
+        raise FileTooLarge(
+            filename, f"file is {len(data) / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.1f} MiB"
+        )
     if not data or not data.strip():
         raise ExtractionError(filename, "file is empty")
     _sniff(data, fmt, filename)

@@ -22,8 +22,13 @@ def extract_docx(data: bytes, filename: str) -> RawDocument:
         raise ExtractionError(filename, f"not a valid DOCX file ({type(exc).__name__}: {exc})"[:240])
     blocks: list[Block] = []
     _walk(document, document.element.body, blocks)
-    title = (document.core_properties.title or "").strip() or None
+    title = (document.core_properties.title or "").strip() or first_heading(blocks)
     return RawDocument(blocks=blocks, title=title)
+
+
+def first_heading(blocks: list[Block]) -> str | None:
+    """Text of the first level-1 heading block, as a fallback title."""
+    return next((" ".join(b.text.split()) for b in blocks if b.heading_level == 1), None)
 
 
 def _walk(document, container, blocks: list[Block]) -> None:

@@ -14,9 +14,10 @@ log = logging.getLogger(__name__)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _DROP_TAGS = (
-    "script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form",
+    "script", "style", "noscript", "template", "nav", "header", "footer", "aside",
     "iframe", "svg", "canvas", "button", "select", "object", "embed", "head",
 )
+_PAGE_CHROME = ("header", "footer")  # dropped unless inside the article itself
 _BLOCK_TAGS = {"p", "li", "dt", "dd", "blockquote", "figcaption", "caption", "address"}
 _HEADING_TAGS = {f"h{i}": i for i in range(1, 7)}
 
@@ -129,8 +130,11 @@ def _walk_xml(node, blocks: list[Block]) -> None:
 def _fallback_blocks(tree) -> list[Block]:
     """Simple walk over <body> without page chrome and scripts."""
     for el in list(tree.iter(*_DROP_TAGS)):
-        if el.getparent() is not None:
-            el.drop_tree()
+        if el.getparent() is None:
+            continue
+        if el.tag in _PAGE_CHROME and any(a.tag in ("article", "main") for a in el.iterancestors()):
+            continue
+        el.drop_tree()
     body = tree.find(".//body")
     blocks: list[Block] = []
     buffer: list[str] = []

@@ -8,6 +8,8 @@ import zipfile
 from backend.errors import ExtractionError
 from backend.ingest.types import Block, RawDocument
 
+from .docx import first_heading
+
 _TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 _TABLE_NS = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
 _STYLE_NS = "urn:oasis:names:tc:opendocument:xmlns:style:1.0"
@@ -31,7 +33,7 @@ def extract_odt(data: bytes, filename: str) -> RawDocument:
     blocks: list[Block] = []
     title_styles = _title_styles(document)
     _walk(document.text, blocks, title_styles)
-    return RawDocument(blocks=blocks, title=_title(document))
+    return RawDocument(blocks=blocks, title=_title(document) or first_heading(blocks))
 
 
 def _walk(node, blocks: list[Block], title_styles: set[str]) -> None:

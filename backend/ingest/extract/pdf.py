@@ -1,6 +1,8 @@
 """PDF via pypdf: one block per paragraph with its page, the outline, the metadata title.
-pypdf gives lines without paragraph gaps, so paragraphs are rebuilt from line lengths
-(a line much shorter than the page's text width ends a paragraph)."""
+pypdf gives lines without paragraph gaps, so paragraphs are rebuilt from the line geometry
+(vertical gaps, font sizes; see pdf_layout) and line lengths (a line much shorter than the
+page's text width ends a paragraph). Without an outline, lines in a larger or bold font
+become headings."""
 from __future__ import annotations
 
 import io
@@ -9,12 +11,13 @@ import re
 from collections import Counter
 
 from backend.errors import ExtractionError
-from backend.ingest.normalise import clean_chars, keep_break
 from backend.ingest.types import Block, OutlineEntry, RawDocument
+
+from .pdf_layout import Line, group_blocks, layout_stats, read_page_lines
 
 log = logging.getLogger(__name__)
 _PAGE_NUMBER = re.compile(
-    r"^(?:[-–—]\s*\d{1,4}\s*[-–—]|\d{1,4}|(?:Seite|Page|S\.)\s*\d{1,4}(?:\s*(?:von|of|/)\s*\d{1,4})?"
+    r"^(?:[-–—]\s*\d{1,4}\s*[-–—]|\d{1,3}|(?:Seite|Page|S\.)\s*\d{1,4}(?:\s*(?:von|of|/)\s*\d{1,4})?"
     r"|\d{1,4}\s*(?:/|von|of)\s*\d{1,4})$",
     re.IGNORECASE,
 )
@@ -36,20 +39,23 @@ def extract_pdf(data: bytes, filename: str) -> RawDocument:
     if not pages:
         raise ExtractionError(filename, "corrupt or truncated PDF (no pages found)")
     warnings: list[str] = []
-    page_lines: list[list[str]] = []
+    page_lines: list[list[Line]] = []
     for number, page in enumerate(pages, start=1):
         try:
-            page_lines.append(_page_lines(page.extract_text() or ""))
+            page_lines.append(read_page_lines(page))
         except Exception as exc:  # one broken page should not lose the whole document
             warnings.append(f"page {number}: text could not be extracted ({_reason(exc)})")
             page_lines.append([])
     if not any(page_lines):
         raise ExtractionError(filename, "no extractable text (scanned PDF? OCR is not supported)")
     _drop_running_lines(page_lines)
+    outline = _outline(reader, warnings)
+    stats = layout_stats(page_lines)
     blocks = [
-        Block(text, page=number)
+        Block(text, page=number, heading_level=level)
         for number, lines in enumerate(page_lines, start=1)
-        for text in paragraphs(lines)
+        if lines
+        for text, level in group_blocks(lines, stats, _text_width(lines), headings=not outline)
     ]
     meta: dict = {}
     if warnings:
@@ -57,7 +63,7 @@ def extract_pdf(data: bytes, filename: str) -> RawDocument:
     return RawDocument(
         blocks=blocks,
         title=_title(reader),
-        outline=_outline(reader, warnings),
+        outline=outline,
         metadata=meta,
         page_count=len(pages),
     )
@@ -74,21 +80,19 @@ def _decrypt(reader, filename: str) -> None:
     except Exception as exc:  # unsupported algorithm, missing crypto library
         raise ExtractionError(filename, f"PDF is encrypted and cannot be opened ({_reason(exc)})")
     if not ok:
-        raise ExtractionError(filename, "PDF is encrypted (password protected); remove the password and upload again")
+        raise ExtractionError(
+            filename, "PDF is encrypted (password protected); remove the password and upload again"
+        )
 
 
-def _page_lines(text: str) -> list[str]:
-    text = clean_chars(text)
-    return [" ".join(line.split()) for line in text.split("\n") if line.strip()]
-
-
-def _drop_running_lines(page_lines: list[list[str]]) -> None:
+def _drop_running_lines(page_lines: list[list[Line]]) -> None:
     """Remove page numbers and running headers/footers: the first/last two lines of a page
     that are a bare page number, or that repeat (digits ignored) on most pages."""
     if len(page_lines) >= 3:
         counts: Counter[str] = Counter()
         for lines in page_lines:
-            counts.update({_DIGITS.sub("#", x) for x in lines[:2] + lines[-2:] if len(x) <= 80})
+            edges = [x.text for x in lines[:2] + lines[-2:]]
+            counts.update({_DIGITS.sub("#", x) for x in edges if len(x) <= 80})
         repeated = {k for k, v in counts.items() if v >= max(3, 0.6 * len(page_lines))}
     else:
         repeated = set()
@@ -96,30 +100,16 @@ def _drop_running_lines(page_lines: list[list[str]]) -> None:
         edge = set(range(min(2, len(lines)))) | set(range(max(0, len(lines) - 2), len(lines)))
         drop = {
             i for i in edge
-            if _PAGE_NUMBER.match(lines[i])
-            or (len(lines[i]) <= 80 and _DIGITS.sub("#", lines[i]) in repeated)
+            if _PAGE_NUMBER.match(lines[i].text)
+            or (len(lines[i].text) <= 80 and _DIGITS.sub("#", lines[i].text) in repeated)
         }
         if drop and len(drop) < len(lines):
             lines[:] = [x for i, x in enumerate(lines) if i not in drop]
 
 
-def paragraphs(lines: list[str]) -> list[str]:
-    """Group a page's lines into paragraphs (lines joined with newlines)."""
-    if not lines:
-        return []
-    width = _text_width(lines)
-    out: list[list[str]] = [[lines[0]]]
-    for prev, line in zip(lines, lines[1:]):
-        if keep_break(prev, line, width):
-            out.append([line])
-        else:
-            out[-1].append(line)
-    return ["\n".join(p) for p in out]
-
-
-def _text_width(lines: list[str]) -> int:
+def _text_width(lines: list[Line]) -> int:
     """Typical length of a full line on the page (90th percentile of line lengths)."""
-    lengths = sorted(len(x) for x in lines)
+    lengths = sorted(len(x.text) for x in lines)
     return lengths[min(len(lengths) - 1, int(len(lengths) * 0.9))]
 
 

@@ -1,0 +1,861 @@
+#!/usr/bin/env python3
+"""Generate the ragscope sample corpus deterministically, and check the sample goldenset.
+
+    python data/make_samples.py            # (re)generate data/samples, data/samples_v2, data/bad
+    python data/make_samples.py --check    # verify eval/goldenset_sample.yaml against the corpus
+
+The document texts live in data/sample_texts.py. Output is byte-identical across runs with the
+same library versions (fpdf2, python-docx, odfpy, pypdf) and the same font files: PDF creation
+dates and /ID are fixed, DOCX/ODT core properties are fixed and their ZIP members get a fixed
+timestamp. No randomness is used anywhere.
+
+--check verifies for every goldenset query: the relevant documents exist, every `section` is a
+heading of that document (in the source data and in the generated file), and every
+`reference_contexts` entry occurs (whitespace-insensitively) both in the source text and in the text
+extracted from the generated file with the ordinary libraries (pypdf, python-docx, odfpy, an
+HTML parser restricted to <main>). Contexts that only match after joining words hyphenated at a line
+end are reported as notes, not errors.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import io
+import re
+import sys
+import zipfile
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import sample_texts as T  # noqa: E402
+
+SAMPLES = HERE / "samples"
+SAMPLES_V2 = HERE / "samples_v2"
+BAD = HERE / "bad"
+GOLDENSET = ROOT / "eval" / "goldenset_sample.yaml"
+ZIP_DATE = (2024, 1, 1, 0, 0, 0)
+ALLOWED_TAGS = {"keyword", "paraphrase", "structure", "factual", "multi_doc", "inventory"}
+
+
+# ------------------------------------------------------------------------------------------
+# DSL parsing
+# ------------------------------------------------------------------------------------------
+def parse_dsl(src: str) -> list[tuple]:
+    """Parse the line DSL of sample_texts into blocks:
+    ('title', text) ('h', level, text) ('p', text) ('ul', [items]) ('table', [rows]) ('code', text)."""
+    blocks: list[tuple] = []
+    para: list[str] = []
+    lines = src.split("\n")
+    i = 0
+
+    def flush():
+        if para:
+            blocks.append(("p", " ".join(s.strip() for s in para)))
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        s = line.strip()
+        if not s:
+            flush()
+        elif s.startswith("```"):
+            flush()
+            code = []
+            i += 1
+            while not lines[i].strip().startswith("```"):
+                code.append(lines[i])
+                i += 1
+            blocks.append(("code", "\n".join(code)))
+        elif s.startswith("= "):
+            flush()
+            blocks.append(("title", s[2:].strip()))
+        elif re.match(r"^#{1,3} ", s):
+            flush()
+            level = len(s) - len(s.lstrip("#"))
+            blocks.append(("h", level, s[level:].strip()))
+        elif s.startswith("- "):
+            flush()
+            if blocks and blocks[-1][0] == "ul" and lines[i - 1].strip().startswith("- "):
+                blocks[-1][1].append(s[2:].strip())
+            else:
+                blocks.append(("ul", [s[2:].strip()]))
+        elif s.startswith("|"):
+            flush()
+            cells = [c.strip() for c in s.strip("|").split("|")]
+            if blocks and blocks[-1][0] == "table" and lines[i - 1].strip().startswith("|"):
+                blocks[-1][1].append(cells)
+            else:
+                blocks.append(("table", [cells]))
+        else:
+            para.append(s)
+        i += 1
+    flush()
+    return blocks
+
+
+def doc_src(doc: dict, version: int = 1) -> str:
+    src = doc["src"]
+    if version == 2:
+        for old, new in T.V2[doc["name"]]:
+            assert src.count(old) == 1, f"v2 edit does not apply exactly once: {old[:60]!r}"
+            src = src.replace(old, new)
+    return src
+
+
+def source_text(doc: dict, version: int = 1) -> str:
+    """The logical plain text of a document (what an ideal extractor would return)."""
+    src = doc_src(doc, version)
+    if doc["fmt"] in ("md", "txt"):
+        return src
+    out = []
+    for b in parse_dsl(src):
+        if b[0] in ("title", "p", "code"):
+            out.append(b[1])
+        elif b[0] == "h":
+            out.append(b[2])
+        elif b[0] == "ul":
+            out.extend(b[1])
+        elif b[0] == "table":
+            out.extend(" | ".join(r) for r in b[1])
+            out.extend(c for r in b[1] for c in r)
+    return "\n".join(out)
+
+
+def source_headings(doc: dict, version: int = 1) -> list[str]:
+    src = doc_src(doc, version)
+    if doc["fmt"] == "md":
+        heads, fence = [], False
+        for line in src.split("\n"):
+            if line.strip().startswith("```"):
+                fence = not fence
+            elif not fence and re.match(r"^#{1,6} ", line):
+                heads.append(line.lstrip("#").strip())
+        return heads
+    if doc["fmt"] == "txt":
+        return [ln.strip() for ln in src.split("\n")
+                if re.match(r"^(TOP \d+|Anlage \d+)\s*:", ln.strip())]
+    return [b[2] for b in parse_dsl(src) if b[0] == "h"]
+
+
+# ------------------------------------------------------------------------------------------
+# Helpers
+# ------------------------------------------------------------------------------------------
+def fixed_dt(doc: dict) -> datetime:
+    y, m, d = doc["date"]
+    return datetime(y, m, d, 9, 0, 0, tzinfo=timezone.utc)
+
+
+def normalise_zip(data: bytes) -> bytes:
+    """Rewrite a ZIP (DOCX/ODT) with a fixed member timestamp, keeping order and compression."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            zi = zipfile.ZipInfo(info.filename, date_time=ZIP_DATE)
+            zi.compress_type = info.compress_type
+            zi.external_attr = 0o644 << 16
+            zi.create_system = 3
+            dst.writestr(zi, src.read(info.filename))
+    return out.getvalue()
+
+
+def find_font(names: list[str]) -> str:
+    """Find a Unicode TTF (with umlauts) on the system or shipped inside an installed package."""
+    dirs = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts")]
+    try:
+        import matplotlib
+
+        dirs.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf")
+    except ImportError:
+        pass
+    for name in names:
+        for d in dirs:
+            if d.is_dir():
+                hits = sorted(d.rglob(name))
+                if hits:
+                    return str(hits[0])
+    raise SystemExit(f"no TTF font found among {names}; install fonts-dejavu-core or matplotlib")
+
+
+FONTS = {
+    "": ["DejaVuSans.ttf", "LiberationSans-Regular.ttf"],
+    "B": ["DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf"],
+    "mono": ["DejaVuSansMono.ttf", "LiberationMono-Regular.ttf"],
+}
+
+
+# ------------------------------------------------------------------------------------------
+# PDF (fpdf2)
+# ------------------------------------------------------------------------------------------
+def render_pdf(doc: dict, src: str) -> bytes:
+    from fpdf import FPDF
+    from fpdf.fonts import FontFace
+
+    footer_text = doc["footer"]
+    page_word = doc["page_word"]
+
+    class PDF(FPDF):
+        def footer(self):
+            self.set_y(-14)
+            self.set_font("Sans", "", 8)
+            self.set_text_color(110)
+            self.cell(0, 8, f"{footer_text} | {page_word} {self.page_no()}", align="C")
+            self.set_text_color(0)
+
+    pdf = PDF(format="A4", unit="mm")
+    pdf.set_margins(22, 20, 22)
+    pdf.set_auto_page_break(True, margin=22)
+    pdf.add_font("Sans", "", find_font(FONTS[""]))
+    pdf.add_font("Sans", "B", find_font(FONTS["B"]))
+    pdf.add_font("Mono", "", find_font(FONTS["mono"]))
+    pdf.set_creation_date(fixed_dt(doc))
+    pdf.set_producer("ragscope data/make_samples.py (fpdf2)")
+    pdf.set_creator("ragscope data/make_samples.py")
+    pdf.set_author(doc["author"])
+    pdf.set_lang(doc["lang"])
+    blocks = parse_dsl(src)
+    title = next(b[1] for b in blocks if b[0] == "title")
+    pdf.set_title(title)
+    pdf.add_page()
+    hyph_count = 0
+
+    def wrap(text: str, width: float) -> list[str]:
+        """Greedy line breaking at spaces only; optionally hyphenates known compound words."""
+        nonlocal hyph_count
+        lines, cur = [], ""
+        for word in text.split(" "):
+            cand = f"{cur} {word}" if cur else word
+            if pdf.get_string_width(cand) <= width:
+                cur = cand
+                continue
+            core = word.rstrip(".,;:!?)“")
+            if doc.get("hyphenate") and cur and core in T.HYPHENATION:
+                head = T.HYPHENATION[core]
+                if pdf.get_string_width(f"{cur} {head}-") <= width:
+                    lines.append(f"{cur} {head}-")
+                    cur = word[len(head):]
+                    hyph_count += 1
+                    continue
+            if cur:
+                lines.append(cur)
+            cur = word
+        if cur:
+            lines.append(cur)
+        return lines
+
+    lh = 5.3
+    for b in blocks:
+        kind = b[0]
+        if kind == "title":
+            pdf.set_font("Sans", "B", 17)
+            for line in wrap(b[1], pdf.epw):
+                pdf.cell(0, 8, line, new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(4)
+        elif kind == "h":
+            level, text = b[1], b[2]
+            if pdf.y > pdf.h - 22 - 30:
+                pdf.add_page()
+            pdf.ln(3 if level > 1 else 5)
+            if doc.get("outline"):
+                pdf.start_section(text, level=level - 1)
+            size = {1: 14, 2: 12, 3: 11}[level]
+            pdf.set_font("Sans", "B", size)
+            for line in wrap(text, pdf.epw):
+                pdf.cell(0, size * 0.5, line, new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(2)
+        elif kind == "p":
+            pdf.set_font("Sans", "", 10.5)
+            lines = wrap(b[1], pdf.epw)
+            # keep short paragraphs on one page (orphan/widow control); longer ones may still
+            # run across a page break, with the page footer in between
+            if len(lines) <= 4 and pdf.y + len(lines) * lh > pdf.page_break_trigger:
+                pdf.add_page()
+            for line in lines:
+                pdf.cell(0, lh, line, new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(2.5)
+        elif kind == "ul":
+            pdf.set_font("Sans", "", 10.5)
+            for item in b[1]:
+                for j, line in enumerate(wrap(item, pdf.epw - 6)):
+                    pdf.set_x(pdf.l_margin)
+                    pdf.cell(6, lh, "•" if j == 0 else "")
+                    pdf.cell(0, lh, line, new_x="LMARGIN", new_y="NEXT")
+                pdf.ln(1)
+            pdf.ln(1.5)
+        elif kind == "code":
+            pdf.set_font("Mono", "", 9)
+            pdf.set_fill_color(242, 242, 242)
+            for line in b[1].split("\n"):
+                pdf.cell(0, 4.6, line, new_x="LMARGIN", new_y="NEXT", fill=True)
+            pdf.ln(3)
+        elif kind == "table":
+            rows = b[1]
+            pdf.set_font("Sans", "", 9.5)
+            ncol = len(rows[0])
+            widths = {2: (45, 55), 3: (24, 34, 42), 4: (12, 48, 22, 18)}[ncol]
+            with pdf.table(col_widths=widths, text_align="LEFT", line_height=4.8,
+                           first_row_as_headings=True,
+                           headings_style=FontFace(emphasis="BOLD")) as table:
+                for r in rows:
+                    row = table.row()
+                    for c in r:
+                        row.cell(c)
+            pdf.ln(3)
+    if doc.get("hyphenate") and hyph_count == 0:
+        raise SystemExit(f"{doc['name']}: expected at least one hyphenation at a line end")
+    return bytes(pdf.output())
+
+
+# ------------------------------------------------------------------------------------------
+# DOCX (python-docx)
+# ------------------------------------------------------------------------------------------
+def render_docx(doc: dict, src: str) -> bytes:
+    import docx
+    from docx.shared import Pt
+
+    d = docx.Document()
+    blocks = parse_dsl(src)
+    for b in blocks:
+        kind = b[0]
+        if kind == "title":
+            d.add_heading(b[1], level=0)
+        elif kind == "h":
+            d.add_heading(b[2], level=b[1])
+        elif kind == "p":
+            d.add_paragraph(b[1])
+        elif kind == "ul":
+            for item in b[1]:
+                d.add_paragraph(item, style="List Bullet")
+        elif kind == "code":
+            p = d.add_paragraph()
+            run = p.add_run(b[1])
+            run.font.name = "Courier New"
+            run.font.size = Pt(9)
+        elif kind == "table":
+            rows = b[1]
+            t = d.add_table(rows=len(rows), cols=len(rows[0]))
+            t.style = "Table Grid"
+            for ri, r in enumerate(rows):
+                for ci, c in enumerate(r):
+                    cell = t.cell(ri, ci)
+                    cell.text = c
+                    if ri == 0:
+                        for run in cell.paragraphs[0].runs:
+                            run.bold = True
+    cp = d.core_properties
+    title = next(b[1] for b in blocks if b[0] == "title")
+    dt = fixed_dt(doc).replace(tzinfo=None)
+    cp.title = title
+    cp.author = doc["author"]
+    cp.last_modified_by = doc["author"]
+    cp.created = dt
+    cp.modified = dt
+    cp.last_printed = dt
+    cp.revision = 1
+    cp.language = {"de": "de-DE", "en": "en-GB"}[doc["lang"]]
+    cp.comments = "ragscope sample corpus (fictional content)"
+    buf = io.BytesIO()
+    d.save(buf)
+    return normalise_zip(buf.getvalue())
+
+
+# ------------------------------------------------------------------------------------------
+# ODT (odfpy)
+# ------------------------------------------------------------------------------------------
+def render_odt(doc: dict, src: str) -> bytes:
+    from odf import dc, meta
+    from odf.opendocument import OpenDocumentText
+    from odf.style import (ListLevelProperties, ParagraphProperties, Style, TableColumnProperties,
+                           TextProperties)
+    from odf.table import Table, TableCell, TableColumn, TableRow
+    from odf.text import H, List, ListItem, ListLevelStyleBullet, ListStyle, P
+
+    o = OpenDocumentText()
+    st = {}
+    st["title"] = Style(name="Title", displayname="Title", family="paragraph")
+    st["title"].addElement(TextProperties(fontsize="20pt", fontweight="bold"))
+    st["title"].addElement(ParagraphProperties(marginbottom="0.4cm"))
+    for lvl, size in ((1, "15pt"), (2, "13pt"), (3, "11.5pt")):
+        s = Style(name=f"Heading_20_{lvl}", displayname=f"Heading {lvl}", family="paragraph",
+                  defaultoutlinelevel=str(lvl))
+        s.addElement(TextProperties(fontsize=size, fontweight="bold"))
+        s.addElement(ParagraphProperties(margintop="0.35cm", marginbottom="0.15cm", keepwithnext="always"))
+        st[f"h{lvl}"] = s
+    st["body"] = Style(name="Text_20_body", displayname="Text body", family="paragraph")
+    st["body"].addElement(ParagraphProperties(marginbottom="0.2cm"))
+    st["cell"] = Style(name="Table_20_Contents", displayname="Table Contents", family="paragraph")
+    for s in st.values():
+        o.styles.addElement(s)
+    lst = ListStyle(name="Bullets")
+    lbs = ListLevelStyleBullet(level=1, bulletchar="•")
+    lbs.addElement(ListLevelProperties(spacebefore="0.4cm", minlabelwidth="0.5cm"))
+    lst.addElement(lbs)
+    o.automaticstyles.addElement(lst)
+    colstyles = {}
+
+    blocks = parse_dsl(src)
+    title = next(b[1] for b in blocks if b[0] == "title")
+    for b in blocks:
+        kind = b[0]
+        if kind == "title":
+            o.text.addElement(P(stylename=st["title"], text=b[1]))
+        elif kind == "h":
+            o.text.addElement(H(outlinelevel=b[1], stylename=st[f"h{b[1]}"], text=b[2]))
+        elif kind == "p":
+            o.text.addElement(P(stylename=st["body"], text=b[1]))
+        elif kind == "ul":
+            lst_el = List(stylename=lst)
+            for item in b[1]:
+                li = ListItem()
+                li.addElement(P(stylename=st["body"], text=item))
+                lst_el.addElement(li)
+            o.text.addElement(lst_el)
+        elif kind == "code":
+            for line in b[1].split("\n"):
+                o.text.addElement(P(stylename=st["body"], text=line))
+        elif kind == "table":
+            rows = b[1]
+            ncol = len(rows[0])
+            tname = f"Table{len(colstyles) + 1}"
+            cs = Style(name=f"{tname}.col", family="table-column")
+            cs.addElement(TableColumnProperties(columnwidth=f"{16.0 / ncol:.2f}cm"))
+            o.automaticstyles.addElement(cs)
+            colstyles[tname] = cs
+            t = Table(name=tname)
+            t.addElement(TableColumn(numbercolumnsrepeated=ncol, stylename=cs))
+            for r in rows:
+                tr = TableRow()
+                for c in r:
+                    tc = TableCell(valuetype="string")
+                    tc.addElement(P(stylename=st["cell"], text=c))
+                    tr.addElement(tc)
+                t.addElement(tr)
+            o.text.addElement(t)
+    stamp = fixed_dt(doc).strftime("%Y-%m-%dT%H:%M:%S")
+    o.meta.addElement(dc.Title(text=title))
+    o.meta.addElement(dc.Language(text={"de": "de-DE", "en": "en-GB"}[doc["lang"]]))
+    o.meta.addElement(meta.InitialCreator(text=doc["author"]))
+    o.meta.addElement(dc.Creator(text=doc["author"]))
+    o.meta.addElement(meta.CreationDate(text=stamp))
+    o.meta.addElement(dc.Date(text=stamp))
+    buf = io.BytesIO()
+    o.write(buf)
+    return normalise_zip(buf.getvalue())
+
+
+# ------------------------------------------------------------------------------------------
+# HTML
+# ------------------------------------------------------------------------------------------
+SITE = {
+    "stadtwerke": dict(
+        lang="de",
+        head_title="Häufige Fragen zum Kundenportal | Stadtwerke Birkenau",
+        header='<header class="site-header"><a class="logo" href="/">Stadtwerke Birkenau</a>'
+               '<p class="claim">Energie und Wasser für unsere Stadt</p>'
+               '<form class="search" action="/suche"><input name="q" placeholder="Suche"></form></header>',
+        nav='<nav class="main-nav" aria-label="Hauptnavigation"><ul>'
+            '<li><a href="/">Start</a></li><li><a href="/strom">Strom</a></li><li><a href="/gas">Gas</a></li>'
+            '<li><a href="/wasser">Wasser</a></li><li><a href="/fernwaerme">Fernwärme</a></li>'
+            '<li><a href="/kundenportal">Kundenportal</a></li><li><a href="/datenschutz">Datenschutz</a></li>'
+            '<li><a href="/kontakt">Kontakt</a></li></ul></nav>',
+        before_main='<div id="cookie-banner" class="banner" role="dialog">Wir verwenden Cookies, um unsere '
+                    'Website für Sie zu verbessern. <button>Alle akzeptieren</button> '
+                    '<button>Nur notwendige</button></div>\n'
+                    '<div class="breadcrumb"><a href="/">Start</a> › <a href="/kundenportal">Kundenportal</a> › FAQ</div>',
+        aside='<aside class="teaser"><h2>Das könnte Sie auch interessieren</h2><ul>'
+              '<li><a href="/strom/tarife">Stromtarife im Überblick</a></li>'
+              '<li><a href="/wasser/preise">Wasserpreise ab 2025</a></li>'
+              '<li><a href="/fernwaerme/merkblatt">Merkblatt Fernwärme-Hausanschluss</a></li></ul></aside>',
+        footer='<footer class="site-footer"><p>Service-Telefon 0800 4711 100 (kostenfrei), Montag bis Freitag '
+               '8 bis 18 Uhr</p><ul><li><a href="/impressum">Impressum</a></li><li><a href="/datenschutz">'
+               'Datenschutz</a></li><li><a href="/barrierefreiheit">Barrierefreiheit</a></li></ul>'
+               '<p>© 2024 Stadtwerke Birkenau GmbH</p></footer>',
+        scripts='<script>\n  window.dataLayer = window.dataLayer || [];\n'
+                '  function zeigeBanner() { var text = "Wir verwenden Cookies"; '
+                'document.getElementById("cookie-banner").hidden = false; return text; }\n'
+                '  zeigeBanner();\n</script>',
+    ),
+    "lumen": dict(
+        lang="en",
+        head_title="REST API Quick Start – Lumen Data Gateway Documentation",
+        header='<header class="docs-header"><a class="brand" href="/docs/">Lumen Systems Docs</a>'
+               '<span class="version">Lumen Data Gateway 3.2</span></header>',
+        nav='<nav class="top-nav"><a href="/docs/">Documentation</a> <a href="/docs/api/">API</a> '
+            '<a href="/docs/release-notes/">Release notes</a> <a href="/support/">Support</a></nav>\n'
+            '<nav class="sidebar" aria-label="Table of contents"><ul><li><a href="#install">Installation'
+            '</a></li><li><a href="#config">Configuration reference</a></li><li><a href="#api">REST API'
+            ' quick start</a></li><li><a href="#cluster">Cluster operation</a></li></ul></nav>',
+        before_main='',
+        aside='<aside class="feedback">Was this page helpful? <a href="#yes">Yes</a> <a href="#no">No</a>'
+              '</aside>',
+        footer='<footer class="docs-footer"><p>© 2024 Lumen Systems GmbH. All rights reserved.</p>'
+               '<p><a href="/legal">Legal notice</a> · <a href="/privacy">Privacy</a></p></footer>',
+        scripts='<script src="/static/highlight.min.js"></script>\n<script>\n'
+                '  hljs.highlightAll();\n  var analyticsId = "LDG-DOCS-0001";\n'
+                '  console.log("Page view: REST API quick start");\n</script>',
+    ),
+}
+
+
+def render_html(doc: dict, src: str) -> bytes:
+    site = SITE[doc["site"]]
+    e = html.escape
+    body = []
+    for b in parse_dsl(src):
+        kind = b[0]
+        if kind == "title":
+            body.append(f"<h1>{e(b[1])}</h1>")
+        elif kind == "h":
+            lvl = b[1] + 1
+            body.append(f"<h{lvl}>{e(b[2])}</h{lvl}>")
+        elif kind == "p":
+            body.append(f"<p>{e(b[1])}</p>")
+        elif kind == "ul":
+            body.append("<ul>\n" + "\n".join(f"  <li>{e(i)}</li>" for i in b[1]) + "\n</ul>")
+        elif kind == "code":
+            body.append(f"<pre><code>{e(b[1])}</code></pre>")
+        elif kind == "table":
+            rows = b[1]
+            head = "".join(f"<th>{e(c)}</th>" for c in rows[0])
+            trs = "\n".join("  <tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+            body.append(f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{trs}\n</tbody>\n</table>")
+    main = "\n".join(body)
+    page = f"""<!DOCTYPE html>
+<html lang="{site['lang']}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{e(site['head_title'])}</title>
+<link rel="stylesheet" href="/static/site.css">
+<style>body {{ font-family: sans-serif; }} .banner {{ position: fixed; bottom: 0; }}</style>
+</head>
+<body>
+{site['header']}
+{site['nav']}
+{site['before_main']}
+<main id="content">
+<article>
+{main}
+</article>
+</main>
+{site['aside']}
+{site['footer']}
+{site['scripts']}
+</body>
+</html>
+"""
+    return page.encode("utf-8")
+
+
+RENDER = {"pdf": render_pdf, "docx": render_docx, "odt": render_odt, "html": render_html}
+
+
+def render(doc: dict, version: int = 1) -> bytes:
+    src = doc_src(doc, version)
+    if version == 2:
+        doc = dict(doc, date=T.V2_DATE.get(doc["name"], doc.get("date")))
+    if doc["fmt"] in ("md", "txt"):
+        return src.encode("utf-8")
+    return RENDER[doc["fmt"]](doc, src)
+
+
+# ------------------------------------------------------------------------------------------
+# Bad inputs
+# ------------------------------------------------------------------------------------------
+def make_bad() -> dict[str, bytes]:
+    from pypdf import PdfReader, PdfWriter
+
+    src_pdf = (SAMPLES / "merkblatt_fernwaerme.pdf").read_bytes()
+    out = {}
+    out["corrupt_truncated.pdf"] = src_pdf[: len(src_pdf) * 2 // 5]
+    w = PdfWriter()
+    for page in PdfReader(io.BytesIO((SAMPLES / "benutzungsordnung_kundenportal.pdf").read_bytes())).pages:
+        w.add_page(page)
+    w.add_metadata({"/Title": "Benutzungsordnung (verschlüsselt)", "/Producer": "ragscope make_samples.py (pypdf)"})
+    w.encrypt("secret")  # RC4-128; the file identifier is derived from the content -> deterministic
+    buf = io.BytesIO()
+    w.write(buf)
+    out["encrypted.pdf"] = buf.getvalue()
+    out["empty.txt"] = b""
+    out["empty.pdf"] = b""
+    out["notes.xyz"] = ("Notizen zur Besprechung mit Lumen Systems am 5. März 2024:\n"
+                        "- Lizenzverlängerung bis Ende 2025 prüfen\n- Angebot für Schulung anfordern\n").encode()
+    out["fake.docx"] = ("This is not a Word document. It is plain text saved with a .docx extension,\n"
+                        "so any ZIP/OOXML parser must reject it.\n").encode()
+    out["altbestand_latin1.txt"] = T.ALTBESTAND_LATIN1.encode("latin-1")
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Generate
+# ------------------------------------------------------------------------------------------
+def write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def generate() -> None:
+    names = {d["name"] for d in T.DOCS}
+    for folder, keep in ((SAMPLES, names), (SAMPLES_V2, set(T.V2))):
+        if folder.is_dir():  # remove stale outputs of earlier runs
+            for p in folder.iterdir():
+                if p.is_file() and p.name not in keep:
+                    p.unlink()
+    for doc in T.DOCS:
+        write(SAMPLES / doc["name"], render(doc))
+    for doc in T.DOCS:
+        if doc["name"] in T.V2:
+            write(SAMPLES_V2 / doc["name"], render(doc, version=2))
+    for name, data in make_bad().items():
+        write(BAD / name, data)
+    total = 0
+    for folder in (SAMPLES, SAMPLES_V2, BAD):
+        for p in sorted(folder.iterdir()):
+            total += p.stat().st_size
+            print(f"{p.relative_to(HERE)!s:55} {p.stat().st_size:>8} bytes")
+    print(f"total {total} bytes")
+
+
+# ------------------------------------------------------------------------------------------
+# Extraction for --check (plain library calls; independent of ragscope's own extractors)
+# ------------------------------------------------------------------------------------------
+def extract(path: Path) -> tuple[str, list[str]]:
+    """Return (text, headings) of a generated file."""
+    ext = path.suffix.lower()
+    if ext == ".pdf":
+        from pypdf import PdfReader
+
+        r = PdfReader(str(path))
+        text = "\n".join(p.extract_text() or "" for p in r.pages)
+        lines = [ln.strip() for ln in text.split("\n")]
+        return text, lines  # headings: any full line (PDF has no markup); outline checked separately
+    if ext == ".docx":
+        import docx
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
+
+        d = docx.Document(str(path))
+        parts, heads = [], []
+        for el in d.element.body.iterchildren():
+            if el.tag.endswith("}p"):
+                p = Paragraph(el, d)
+                parts.append(p.text)
+                if p.style is not None and p.style.name.startswith("Heading"):
+                    heads.append(p.text.strip())
+            elif el.tag.endswith("}tbl"):
+                for row in Table(el, d).rows:
+                    parts.append(" | ".join(c.text for c in row.cells))
+                    parts.extend(c.text for c in row.cells)
+        return "\n".join(parts), heads
+    if ext == ".odt":
+        from odf import teletype, text as odftext
+        from odf.opendocument import load
+
+        o = load(str(path))
+        heads = [teletype.extractText(h).strip() for h in o.getElementsByType(odftext.H)]
+        paras = [teletype.extractText(p) for p in o.getElementsByType(odftext.P)]
+        return "\n".join(heads + paras), heads
+    if ext in (".html", ".htm"):
+        return _html_main(path.read_text("utf-8"))
+    raw = path.read_text("utf-8")
+    doc = next(d for d in T.DOCS if d["name"] == path.name)
+    return raw, source_headings(doc)
+
+
+def _html_main(src: str) -> tuple[str, list[str]]:
+    from html.parser import HTMLParser
+
+    class P(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.in_main = 0
+            self.skip = 0
+            self.parts: list[str] = []
+            self.heads: list[str] = []
+            self.cur_head: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "main":
+                self.in_main += 1
+            if tag in ("script", "style"):
+                self.skip += 1
+            if self.in_main and re.match(r"^h[1-6]$", tag):
+                self.cur_head = []
+            if tag in ("p", "li", "h1", "h2", "h3", "h4", "tr", "pre", "td", "th"):
+                self.parts.append("\n")
+
+        def handle_endtag(self, tag):
+            if tag == "main":
+                self.in_main -= 1
+            if tag in ("script", "style"):
+                self.skip -= 1
+            if re.match(r"^h[1-6]$", tag) and self.cur_head is not None:
+                self.heads.append("".join(self.cur_head).strip())
+                self.cur_head = None
+            if tag in ("td", "th"):
+                self.parts.append(" | ")
+
+        def handle_data(self, data):
+            if self.in_main and not self.skip:
+                self.parts.append(data)
+                if self.cur_head is not None:
+                    self.cur_head.append(data)
+
+    p = P()
+    p.feed(src)
+    return "".join(p.parts), p.heads
+
+
+def norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def dehyphenate(s: str) -> str:
+    return re.sub(r"(\w)-\s*\n\s*(\w)", r"\1\2", s)
+
+
+# ------------------------------------------------------------------------------------------
+# Check
+# ------------------------------------------------------------------------------------------
+def check() -> int:
+    import yaml
+
+    errors: list[str] = []
+    notes: list[str] = []
+    gs = yaml.safe_load(GOLDENSET.read_text("utf-8"))
+    by_name = {d["name"]: d for d in T.DOCS}
+    src_cache, ext_cache = {}, {}
+
+    def src_of(name):
+        if name not in src_cache:
+            src_cache[name] = norm(source_text(by_name[name]))
+        return src_cache[name]
+
+    def ext_of(name):
+        if name not in ext_cache:
+            text, heads = extract(SAMPLES / name)
+            ext_cache[name] = (norm(text), norm(dehyphenate(text)), {norm(h) for h in heads})
+        return ext_cache[name]
+
+    # Corpus-level checks: files present, determinism-relevant structure, outline
+    for d in T.DOCS:
+        if not (SAMPLES / d["name"]).is_file():
+            errors.append(f"missing sample file {d['name']} (run make_samples.py first)")
+    if errors:
+        print("\n".join(errors))
+        return 1
+    from pypdf import PdfReader
+
+    for d in T.DOCS:
+        if d["fmt"] != "pdf":
+            continue
+        r = PdfReader(str(SAMPLES / d["name"]))
+        has_outline = bool(r.outline)
+        if has_outline != bool(d.get("outline")):
+            errors.append(f"{d['name']}: outline present={has_outline}, expected {bool(d.get('outline'))}")
+        if d.get("outline"):
+            def flat(items, out):
+                for it in items:
+                    if isinstance(it, list):
+                        flat(it, out)
+                    else:
+                        out.append(it.title)
+                return out
+            titles = flat(r.outline, [])
+            if titles != source_headings(d):
+                errors.append(f"{d['name']}: outline titles differ from headings: {titles}")
+        text = "\n".join(p.extract_text() for p in r.pages)
+        for ch in "äöüß" if d["lang"] == "de" else "":
+            if ch not in text:
+                errors.append(f"{d['name']}: umlaut {ch!r} missing from extracted text")
+        if d.get("hyphenate") and not re.search(r"\w-\n\w", text):
+            errors.append(f"{d['name']}: no hyphenated line end found in extracted text")
+
+    ids = set()
+    tags = Counter()
+    langs = Counter()
+    for q in gs["queries"]:
+        qid = q.get("id")
+        where = f"{qid}"
+        if qid in ids:
+            errors.append(f"{where}: duplicate id")
+        ids.add(qid)
+        for key in ("question", "language", "tags", "relevant", "reference_answer", "reference_contexts"):
+            if not q.get(key):
+                errors.append(f"{where}: missing {key}")
+        if q.get("language") not in ("de", "en"):
+            errors.append(f"{where}: language must be de or en")
+        langs[q.get("language")] += 1
+        for t in q.get("tags") or []:
+            tags[t] += 1
+            if t not in ALLOWED_TAGS:
+                errors.append(f"{where}: unknown tag {t}")
+        rel_docs = []
+        for rel in q.get("relevant") or []:
+            name = rel.get("doc")
+            if name not in by_name:
+                errors.append(f"{where}: relevant doc {name!r} is not a sample document")
+                continue
+            rel_docs.append(name)
+            if rel.get("grade") not in (1, 2):
+                errors.append(f"{where}: grade must be 1 or 2 ({name})")
+            sec = rel.get("section")
+            if sec:
+                heads = source_headings(by_name[name])
+                if sec not in heads:
+                    errors.append(f"{where}: section {sec!r} is not a heading of {name}")
+                elif heads.count(sec) > 1 and by_name[name]["fmt"] != "txt":
+                    # (txt minutes list every TOP twice: in the agenda and as the section line)
+                    errors.append(f"{where}: section {sec!r} is ambiguous in {name}")
+                if norm(sec) not in ext_of(name)[2]:
+                    errors.append(f"{where}: section {sec!r} not found as a heading line in extracted {name}")
+        if not any(r.get("grade") == 2 for r in q.get("relevant") or []):
+            errors.append(f"{where}: needs at least one grade-2 document")
+        if "multi_doc" in (q.get("tags") or []) and len({r["doc"] for r in q["relevant"] if r.get("grade") == 2}) < 2:
+            errors.append(f"{where}: multi_doc query needs >= 2 grade-2 documents")
+        for ctx in q.get("reference_contexts") or []:
+            n = norm(ctx)
+            if re.search(r"[`*]", ctx):
+                notes.append(f"{where}: context contains Markdown markup: {ctx[:50]!r}")
+            hits = [d for d in rel_docs if n in src_of(d)]
+            if not hits:
+                errors.append(f"{where}: context not found verbatim in the source of {rel_docs}: {ctx[:70]!r}")
+                continue
+            for d in hits:
+                plain, dehyph, _ = ext_of(d)
+                if n in plain:
+                    continue
+                if n in dehyph:
+                    notes.append(f"{where}: context in {d} matches only after de-hyphenation: {ctx[:60]!r}")
+                else:
+                    errors.append(f"{where}: context not in text extracted from {d}: {ctx[:70]!r}")
+    # v2 must differ from v1
+    for name in T.V2:
+        if (SAMPLES / name).read_bytes() == (SAMPLES_V2 / name).read_bytes():
+            errors.append(f"samples_v2/{name} is identical to v1")
+    for n in notes:
+        print("note:", n)
+    for e in errors:
+        print("ERROR:", e)
+    print(f"{len(gs['queries'])} queries; languages {dict(langs)}; tags {dict(sorted(tags.items()))}")
+    print("OK" if not errors else f"{len(errors)} error(s)")
+    return 1 if errors else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="verify eval/goldenset_sample.yaml against the corpus")
+    args = ap.parse_args()
+    if args.check:
+        return check()
+    generate()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

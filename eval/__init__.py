@@ -1,0 +1,1 @@
+"""Goldensets and retrieval evaluation (IR metrics via ranx)."""

@@ -1,0 +1,414 @@
+"""Every dashboard page through streamlit.testing.v1.AppTest: it renders, its main
+interactions work, and a role without access sees an error instead of the page.
+
+Signing in without the cookie dance: `login_as(at, name)` sets what streamlit-authenticator
+sets (`authentication_status`, `username`); the app then takes the role from the users file
+of the data dir, so the user must exist there (the fixtures create admin, editor, viewer)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from backend import auth
+from backend import ui_state as K
+from backend.config import Settings
+from backend.services import Ragscope
+from backend.store.models import Document, DocumentVersion
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+SAMPLES = ROOT / "data" / "samples"
+PASSWORDS = {"admin": "admin-password-1", "editor": "editor-password-1",
+             "viewer": "viewer-password-1"}
+XSS_MD = (b"# Notes <script>alert('t')</script>\n\nBody with <b>bold</b> and "
+          b"<img src=x onerror=alert(1)> [link](javascript:alert(1)).\n\n"
+          b"## Second part\n\nMore text about pumps and valves.\n")
+FALLBACK = {"notes.md": b"# Pump notes\n\n## Intake\n\nThe intake pump runs daily.\n\n"
+                        b"## Outlet\n\nThe outlet valve is checked weekly.\n",
+            "faq.txt": b"FAQ\n\nHow do I reset my password? Use the portal.\n"}
+
+
+def _samples(names: list[str]) -> list[tuple[str, bytes]]:
+    out = [(n, (SAMPLES / n).read_bytes()) for n in names if (SAMPLES / n).is_file()]
+    return out or list(FALLBACK.items())
+
+
+def build_data_dir(data: Path, embedder, names: list[str]) -> dict[str, int]:
+    """Ingest sample files (+ one with HTML in its text) and create the three users.
+    Returns {file name: document id}."""
+    from backend.ingest.service import Ingestor
+
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = embedder
+    ing = Ingestor(rs)
+    outs = ing.ingest_many(_samples(names), total=len(names), collection="samples",
+                           source_kind="upload")
+    outs.append(ing.ingest_bytes(XSS_MD, "xss_notes.md", collection="web"))
+    assert all(o.ok for o in outs), [o.error for o in outs]
+    rs.close()
+    auth.bootstrap(data, admin_password=PASSWORDS["admin"])
+    users = auth.UserStore(auth.AuthPaths.under(data), bcrypt_rounds=4)
+    users.add("editor", "editor", password=PASSWORDS["editor"])
+    users.add("viewer", "viewer", password=PASSWORDS["viewer"])
+    return {o.filename: o.document_id for o in outs}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, shared_embedder):
+    """Read-only corpus shared by the tests of this module."""
+    data = tmp_path_factory.mktemp("pages") / "var"
+    ids = build_data_dir(data, shared_embedder, ["lumen_release_notes.md",
+                                                 "kundenportal_faq.html",
+                                                 "runbook_gateway_failover.md"])
+    return data, ids
+
+
+@pytest.fixture
+def fresh(tmp_path, shared_embedder, monkeypatch):
+    """A data dir of its own, for tests that change data; the app reuses the test
+    session's embedding model instead of loading another copy."""
+    import backend.embedding
+
+    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    data = tmp_path / "var"
+    return data, build_data_dir(data, shared_embedder, ["lumen_release_notes.md"])
+
+
+@pytest.fixture
+def app(monkeypatch):
+    """app(data_dir, user=None) -> an AppTest on that data dir, signed in as `user`."""
+    def make(data: Path, user: str | None = None) -> AppTest:
+        monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
+        at = AppTest.from_file(APP, default_timeout=60)
+        if user:
+            login_as(at, user)
+        return at
+    return make
+
+
+def login_as(at: AppTest, username: str) -> None:
+    at.session_state[K.AUTH_STATUS] = True
+    at.session_state[K.AUTH_USERNAME] = username
+
+
+def open_page(at: AppTest, page: str) -> AppTest:
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def plain(text: str) -> str:
+    """Messages are Markdown with document-derived parts escaped; compare them unescaped."""
+    return text.replace("\\", "")
+
+
+def errors(at: AppTest) -> list[str]:
+    return [plain(e.value) for e in at.error]
+
+
+def successes(at: AppTest) -> list[str]:
+    return [plain(e.value) for e in at.success]
+
+
+def has_button(at: AppTest, key: str) -> bool:
+    return any(b.key == key for b in at.button)
+
+
+def sign_in(at: AppTest, username: str, password: str) -> AppTest:
+    at.text_input(key=K.LOGIN_USERNAME).input(username)
+    at.text_input(key=K.LOGIN_PASSWORD).input(password)
+    return at.button[0].click().run()
+
+
+# ---- sign-in ------------------------------------------------------------------------------
+
+
+def test_signed_out_sees_only_the_login_form(app, corpus):
+    at = app(corpus[0])
+    at.run()
+    assert not at.exception
+    assert [t.label for t in at.text_input] == ["Username", "Password"]
+    assert not at.title or at.title[0].value == "ragscope"
+    assert not at.metric and not at.dataframe
+
+
+def test_wrong_password_and_unknown_user_get_the_same_message(app, corpus):
+    at = app(corpus[0])
+    at.run()
+    sign_in(at, "viewer", "not-the-password")
+    first = errors(at)
+    sign_in(at, "no-such-user", "not-the-password")
+    assert first == errors(at) == ["Username or password is incorrect."]
+    assert at.session_state[K.AUTH_STATUS] is not True
+
+
+def test_correct_password_signs_in(app, corpus):
+    at = app(corpus[0])
+    at.run()
+    sign_in(at, "Viewer", PASSWORDS["viewer"])
+    assert not at.exception and not errors(at)
+    assert at.session_state[K.AUTH_USERNAME] == "viewer"
+    assert any("Signed in as" in c.value for c in at.sidebar.caption)
+    assert [m.label for m in at.metric][:2] == ["Documents", "Active chunks"]
+
+
+def test_five_failures_lock_the_user_name(app, fresh):
+    at = app(fresh[0])
+    at.run()
+    for _ in range(5):
+        sign_in(at, "editor", "wrong-password-x")
+    sign_in(at, "editor", PASSWORDS["editor"])  # right password, but locked
+    assert "Too many failed sign-in attempts" in errors(at)[0]
+    assert at.session_state[K.AUTH_STATUS] is not True
+    sign_in(at, "viewer", PASSWORDS["viewer"])  # other users are not affected
+    assert at.session_state[K.AUTH_STATUS] is True
+
+
+def test_disabled_user_is_signed_out_on_the_next_run(app, fresh):
+    at = app(fresh[0], "viewer")
+    at.run()
+    assert at.metric
+    auth.UserStore(auth.AuthPaths.under(fresh[0])).set_disabled("viewer", True)
+    at.run()  # the page itself refuses
+    assert errors(at) == ["Please sign in first."] and not at.metric
+    again = app(fresh[0], "viewer")  # through app.py: the sign-in form
+    again.run()
+    assert [t.label for t in again.text_input] == ["Username", "Password"]
+    assert again.session_state[K.AUTH_STATUS] is None
+
+
+# ---- roles ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page,title", [("home", "ragscope"), ("explorer", "Document explorer"),
+                                        ("document", "Document"), ("structure", "Structure")])
+def test_viewer_pages_render(app, corpus, page, title):
+    at = open_page(app(corpus[0], "viewer"), page)
+    assert at.title[0].value == title
+    assert not errors(at)
+
+
+@pytest.mark.parametrize("user,page", [("viewer", "upload"), ("viewer", "admin_users"),
+                                       ("viewer", "settings"), ("editor", "admin_users"),
+                                       ("editor", "settings")])
+def test_role_without_access_sees_an_error(app, corpus, user, page):
+    at = open_page(app(corpus[0], user), page)  # a crafted URL reaches the hidden page
+    assert errors(at) and errors(at)[0].startswith("Access denied")
+    assert not at.title and not at.file_uploader and not at.dataframe and not at.main.button
+
+
+def test_viewer_gets_no_actions_even_with_query_parameters(app, corpus):
+    at = app(corpus[0], "viewer")
+    doc_id = corpus[1]["xss_notes.md"]
+    at.query_params["doc"] = str(doc_id)
+    at.query_params["action"] = "delete"
+    open_page(at, "document")
+    keys = {b.key for b in at.button}
+    assert not keys & {K.DOCUMENT_DELETE, K.DOCUMENT_DELETE_CONFIRM, K.DOCUMENT_ACTIVATE}
+    rs = Ragscope(Settings(data_dir=corpus[0]))
+    with rs.store.session() as s:
+        assert s.get(Document, doc_id) is not None
+    rs.close()
+
+
+# ---- home and explorer -----------------------------------------------------------------
+
+
+def test_home_shows_the_state_of_the_system(app, corpus):
+    at = open_page(app(corpus[0], "viewer"), "home")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Documents"] == str(len(corpus[1]))
+    assert int(metrics["Active chunks"]) > 0 and metrics["Collections"] == "2"
+    assert any("tantivy" in m.value for m in at.markdown)
+    assert len(at.dataframe) == 3  # collections, indexes, jobs
+
+
+def test_explorer_filters_and_opens_a_document(app, corpus):
+    at = open_page(app(corpus[0], "viewer"), "explorer")
+    assert len(at.dataframe[0].value) == len(corpus[1])
+    at.text_input(key=K.EXPLORER_SEARCH).input("xss").run()
+    assert list(at.dataframe[0].value["title"]) == ["Notes <script>alert('t')</script>"] or \
+        list(at.dataframe[0].value["file"]) == ["xss_notes.md"]
+    at.text_input(key=K.EXPLORER_SEARCH).input("").run()
+    at.multiselect(key=K.EXPLORER_COLLECTIONS).select("web").run()
+    assert list(at.dataframe[0].value["file"]) == ["xss_notes.md"]
+    at.multiselect(key=K.EXPLORER_COLLECTIONS).unselect("web").run()
+    at.text_input(key=K.EXPLORER_SEARCH_TEXT).input("pumps and valves").run()
+    assert list(at.dataframe[0].value["file"]) == ["xss_notes.md"]
+    at.button(key=K.EXPLORER_OPEN_DETAILS).click().run()
+    assert not at.exception and at.title[0].value == "Document"
+    assert at.session_state[K.EXPLORER_DOC_ID] == corpus[1]["xss_notes.md"]
+
+
+def test_explorer_paginates_without_loading_everything(app, fresh):
+    data = fresh[0]
+    rs = Ragscope(Settings(data_dir=data))
+    with rs.store.session() as s:
+        s.add_all(Document(title=f"bulk {i:03d}", filename=f"bulk{i}.txt", source_kind="file",
+                           source_uri=f"file:///bulk/{i}", file_type="txt", status="active")
+                  for i in range(60))
+    rs.close()
+    at = open_page(app(data, "viewer"), "explorer")
+    total = 60 + len(fresh[1])
+    assert f"of {total}" in at.caption[0].value and len(at.dataframe[0].value) == 25
+    at.pagination(key=K.EXPLORER_PAGE).set_value(3).run()
+    assert at.caption[0].value.startswith(f"Documents 51–{total}")
+    at.selectbox(key=K.EXPLORER_PAGE_SIZE).select(100).run()
+    assert len(at.dataframe[0].value) == total
+
+
+# ---- document detail -------------------------------------------------------------------
+
+
+def test_document_detail_text_sections_chunks_download(app, corpus):
+    at = app(corpus[0], "viewer")
+    at.query_params["doc"] = str(corpus[1]["runbook_gateway_failover.md"])
+    open_page(at, "document")
+    assert at.get("download_button") and at.dataframe  # versions table
+    full = at.code[0].value
+    assert len(at.selectbox(key=K.DOCUMENT_SECTION).options) > 2
+    at.selectbox(key=K.DOCUMENT_SECTION).select_index(2).run()
+    part = at.code[0].value
+    assert part and part in full and len(part) < len(full)
+    chunks = at.dataframe[-1].value
+    assert {"start", "end", "page", "section"} <= set(chunks.columns) and len(chunks) > 1
+
+
+def test_document_text_with_html_is_shown_as_text(app, corpus):
+    at = app(corpus[0], "viewer")
+    at.query_params["doc"] = str(corpus[1]["xss_notes.md"])
+    open_page(at, "document")
+    assert any("<script>alert('t')</script>" in c.value for c in at.code)
+    assert any("onerror=alert(1)" in c.value for c in at.code)
+    for el in list(at.markdown) + list(at.caption) + list(at.subheader):
+        raw = el.proto.body if hasattr(el.proto, "body") else el.value
+        assert "<script" not in raw or "\\<script" in raw, raw
+        assert not getattr(el.proto, "allow_html", False)
+    open_page(at, "structure")
+    for el in list(at.expander):
+        assert "<script" not in el.label or "\\<script" in el.label
+
+
+def test_editor_deletes_a_document_after_confirming(app, fresh):
+    data, ids = fresh
+    doc_id = ids["xss_notes.md"]
+    at = app(data, "editor")
+    at.query_params["doc"] = str(doc_id)
+    open_page(at, "document")
+    at.button(key=K.DOCUMENT_DELETE).click().run()
+    assert at.warning and "cannot be undone" in at.warning[0].value
+    at.button(key=K.DOCUMENT_DELETE_CANCEL).click().run()
+    assert not at.warning
+    at.button(key=K.DOCUMENT_DELETE).click().run()
+    at.button(key=K.DOCUMENT_DELETE_CONFIRM).click().run()
+    assert not at.exception and f"Deleted document {doc_id}." in successes(at)
+    rs = Ragscope(Settings(data_dir=data))
+    with rs.store.session() as s:
+        assert s.get(Document, doc_id) is None
+    rs.close()
+
+
+def test_editor_activates_another_version(app, fresh, shared_embedder):
+    from backend.ingest.service import Ingestor
+
+    data, ids = fresh
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = shared_embedder
+    ing = Ingestor(rs)
+    v2 = ing.ingest_bytes(XSS_MD + b"\n## Third part\n\nNew text.\n", "xss_notes.md",
+                          source_uri="upload://xss_notes.md")
+    assert v2.status == "new_version" and v2.document_id == ids["xss_notes.md"]
+    at = app(data, "editor")
+    at.query_params["doc"] = str(v2.document_id)
+    open_page(at, "document")
+    assert not has_button(at, K.DOCUMENT_ACTIVATE)  # the active version is shown
+    old = [v for v in at.selectbox(key=K.DOCUMENT_VERSION_PICK).options if "active" not in v]
+    at.selectbox(key=K.DOCUMENT_VERSION_PICK).select_index(1).run()
+    at.button(key=K.DOCUMENT_ACTIVATE).click().run()
+    assert not at.exception and any("is now active" in m for m in successes(at)), old
+    with rs.store.session() as s:
+        assert s.get(DocumentVersion, v2.version_id).is_active is False
+    rs.close()
+
+
+# ---- structure ---------------------------------------------------------------------------
+
+
+def test_structure_tree_chart_and_section_choice(app, corpus):
+    at = app(corpus[0], "viewer")
+    at.query_params["doc"] = str(corpus[1]["runbook_gateway_failover.md"])
+    open_page(at, "structure")
+    assert len(at.expander) >= 2
+    assert at.get("plotly_chart")
+    whole = at.code[0].value
+    first = at.expander[1]
+    first.button[0].click().run()
+    assert not at.exception
+    assert at.code[0].value != whole and at.code[0].value in whole
+    at.radio(key=K.STRUCTURE_SIZE_BY).set_value("chunks").run()
+    at.radio(key=K.STRUCTURE_CHART).set_value("treemap").run()
+    assert not at.exception and at.get("plotly_chart")
+
+
+# ---- upload ------------------------------------------------------------------------------
+
+
+def test_upload_several_files_with_per_file_errors(app, fresh):
+    data, ids = fresh
+    at = open_page(app(data, "editor"), "upload")
+    up = at.file_uploader[0]
+    up.upload("pump_notes.md", FALLBACK["notes.md"], "text/markdown")
+    up.upload("malware.exe", b"MZ\x90\x00", "application/octet-stream")
+    up.upload("faq.txt", FALLBACK["faq.txt"], "text/plain")
+    at.text_input(key=K.UPLOAD_COLLECTION).input("uploads")
+    at.run()
+    at.button(key=K.UPLOAD_GO).click().run()
+    assert not at.exception
+    states = [s.proto.state if hasattr(s.proto, "state") else None for s in at.status]
+    assert len(at.status) == 3, states
+    assert any("malware.exe: unsupported file type '.exe'" in e for e in errors(at))
+    assert "2 of 3 files ingested, 1 failed." in [w.value for w in at.warning]
+    results = at.session_state[K.UPLOAD_RESULTS]
+    assert [r["status"] for r in results] == ["new", "failed", "new"]
+    at.run()  # the next run shows the last results, with an empty uploader
+    assert at.dataframe and any("malware.exe" in e for e in errors(at))
+
+
+# ---- admin ---------------------------------------------------------------------------------
+
+
+def test_admin_manages_users(app, fresh):
+    data = fresh[0]
+    store = auth.UserStore(auth.AuthPaths.under(data))
+    at = open_page(app(data, "admin"), "admin_users")
+    at.text_input(key=K.ADMIN_USERS_NEW_USERNAME).input("carol")
+    at.selectbox(key=K.ADMIN_USERS_NEW_ROLE).select("editor")
+    at.button[0].click().run()  # the form's submit button
+    assert "Added carol (editor)." in successes(at)
+    generated = at.code[0].value
+    assert len(generated) >= auth.MIN_PASSWORD_LEN and store.get("carol").role == "editor"
+
+    at.selectbox(key=K.ADMIN_USERS_TARGET).select("carol").run()
+    at.selectbox(key=f"{K.ADMIN_USERS_ROLE}.carol").select("viewer").run()
+    at.button(key=K.ADMIN_USERS_SET_ROLE).click().run()
+    assert store.get("carol").role == "viewer"
+    at.button(key=K.ADMIN_USERS_TOGGLE).click().run()
+    assert store.get("carol").disabled
+    at.button(key=K.ADMIN_USERS_RESET).click().run()
+    assert at.code and at.code[0].value != generated
+    at.selectbox(key=K.ADMIN_USERS_TARGET).select("admin").run()
+    assert at.button(key=K.ADMIN_USERS_TOGGLE).disabled  # no self-lockout
+
+
+def test_admin_settings_check_and_reindex(app, fresh):
+    at = open_page(app(fresh[0], "admin"), "settings")
+    table = at.dataframe[0].value
+    assert "data_dir" in set(table["setting"])
+    at.button(key=K.SETTINGS_CHECK).click().run()
+    assert "Store and both indexes agree." in successes(at)
+    at.button(key=K.SETTINGS_REINDEX).click().run()
+    at.button(key=K.SETTINGS_REINDEX_CONFIRM).click().run()
+    assert not at.exception and any(m.startswith("Reindexed") for m in successes(at))
