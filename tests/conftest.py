@@ -96,3 +96,20 @@ def ingestor(rs):
     from backend.ingest.service import Ingestor
 
     return Ingestor(rs)
+
+
+@pytest.fixture(scope="session")
+def sample_rs(tmp_path_factory, shared_embedder):
+    """The sample corpus ingested once per test session (collection `samples`, and the
+    manual also in `handbuch`). Read-only: tests must not change it."""
+    from backend.config import Settings
+    from backend.ingest.service import Ingestor
+    from backend.services import Ragscope
+
+    rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("samples") / "var"))
+    rs.embedder = shared_embedder
+    outs = Ingestor(rs).ingest_paths([SAMPLES], collection="samples")
+    assert all(o.ok for o in outs), [o.error for o in outs if not o.ok]
+    Ingestor(rs).ingest_paths([SAMPLES / "lumen_handbuch.pdf"], collection="handbuch")
+    yield rs
+    rs.close()

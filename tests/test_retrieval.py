@@ -17,20 +17,6 @@ from tests.conftest import ROOT, SAMPLES
 
 
 @pytest.fixture(scope="module")
-def sample_rs(tmp_path_factory, shared_embedder):
-    from backend.config import Settings
-    from backend.services import Ragscope
-
-    rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("retrieval") / "var"))
-    rs.embedder = shared_embedder
-    outs = Ingestor(rs).ingest_paths([SAMPLES], collection="samples")
-    assert all(o.ok for o in outs)
-    Ingestor(rs).ingest_paths([SAMPLES / "lumen_handbuch.pdf"], collection="handbuch")
-    yield rs
-    rs.close()
-
-
-@pytest.fixture(scope="module")
 def retriever(sample_rs):
     return Retriever(sample_rs)
 

@@ -23,7 +23,7 @@ from backend.store import repo
 
 # Default weight of the vector retriever by query language, chosen by measurement on the
 # sample goldenset (docs/retrieval.md): MiniLM is an English model, weak on German text.
-VECTOR_WEIGHT = {"en": 0.5, "de": 0.3, "": 0.4}
+VECTOR_WEIGHT = {"en": 0.7, "de": 0.3, "": 0.5}
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
@@ -149,7 +149,7 @@ class Retriever:
         return fused, stage_scores
 
     def _weights(self, q: ParsedQuery, p: RetrievalParams) -> dict[str, float]:
-        w = p.vector_weight if p.vector_weight is not None else VECTOR_WEIGHT.get(q.language, 0.4)
+        w = p.vector_weight if p.vector_weight is not None else VECTOR_WEIGHT.get(q.language, 0.5)
         return {"vector": w, "keyword": 1.0 - w}
 
     def _vector(self, text: str, n: int, flt: IndexFilter, emb=None):
