@@ -57,6 +57,15 @@ def chunk_id(version_sha: str, size: int, overlap: int, ordinal: int) -> str:
     return h[:32]
 
 
+def _first_line_title(text: str) -> str | None:
+    """A short first line followed by more text reads as a title (plain-text files)."""
+    first, _, rest = text.strip().partition("\n")
+    first = first.strip()
+    if 3 <= len(first) <= 150 and rest.strip() and not first.endswith((".", ",", ";")):
+        return first
+    return None
+
+
 def iter_files(paths: Iterable[str | Path]) -> list[Path]:
     """Files named directly, and the supported files below named folders (sorted)."""
     out: list[Path] = []
@@ -302,9 +311,8 @@ class Ingestor(MaintenanceMixin):
                             "pages": [[pg.number, pg.start, pg.end] for pg in text.pages],
                             "chunking": {"size": size, "overlap": overlap}}
             version.status = "indexing"
-            if title or text.title:
-                doc.title = title or text.title
-            doc.doc_type = classify.doc_type(doc.file_type, nodes, text.text)
+            doc.title = title or text.title or _first_line_title(text.text) or doc.title
+            doc.doc_type = classify.doc_type(doc.file_type, nodes, text.text, doc.title)
             section_rows: list[Section] = []
             for i, n in enumerate(nodes):
                 row = Section(version_id=version_id, ordinal=i, level=n.level, kind=n.kind,
