@@ -1,27 +1,25 @@
-"""Persisted retrieval traces for the query-debug page: save, list, load."""
+"""Persisted retrieval traces for the query-debug page: save, list, load. A stored trace is
+the result's `to_dict()` form (hit texts trimmed), so live and stored results render alike."""
 from __future__ import annotations
-
-from dataclasses import asdict
 
 from sqlalchemy import select
 
 from backend.store import Store
 from backend.store.models import RetrievalTrace
 
+TEXT_LIMIT = 600
+
 
 def save_trace(store: Store, result) -> str:
     data = result.to_dict()
-    hits = [{k: h[k] for k in ("chunk_id", "rank", "score", "vector_score", "vector_rank",
-                                "keyword_score", "keyword_rank", "fused_score", "fused_rank",
-                                "rerank_score", "boost", "document_id", "document_title",
-                                "breadcrumb", "page")} for h in data["hits"]]
+    for h in data["hits"]:
+        h["text"] = h["text"][:TEXT_LIMIT]
+        h["expanded_text"] = None
     with store.session() as s:
         s.add(RetrievalTrace(
             id=result.trace.id, query=result.query[:10000], policy=result.params.policy,
-            params=result.params.model_dump(),
-            trace={"trace": asdict(result.trace), "hits": hits, "warnings": result.warnings,
-                   "mode": result.mode, "documents": data["documents"]},
-            hit_count=len(result.hits), total_ms=result.trace.total_ms))
+            params=result.params.model_dump(), trace=data, hit_count=len(result.hits),
+            total_ms=result.trace.total_ms))
     return result.trace.id
 
 
@@ -34,3 +32,9 @@ def list_traces(store: Store, limit: int = 50) -> list[RetrievalTrace]:
 def get_trace(store: Store, trace_id: str) -> RetrievalTrace | None:
     with store.session() as s:
         return s.get(RetrievalTrace, trace_id)
+
+
+def load_result_dict(store: Store, trace_id: str) -> dict | None:
+    """The stored result in `RetrievalResult.to_dict()` shape, or None."""
+    t = get_trace(store, trace_id)
+    return None if t is None else t.trace

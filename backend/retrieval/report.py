@@ -1,0 +1,119 @@
+"""Tables for the query-debug page, computed from a result in `to_dict()` form (live or
+stored), so the page only renders. No Streamlit here."""
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+STAGE_ORDER = ["query", "filter", "query_embedding", "vector_search", "keyword_search",
+               "fusion", "lookup", "boost", "document_rank", "section_rank", "rerank",
+               "resolve", "expansion", "inventory"]
+
+
+def _fmt(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(float(x), digits)
+
+
+def hits_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per final hit with its score and rank at every stage."""
+    rows = []
+    for h in result.get("hits", []):
+        rows.append({
+            "rank": h["rank"], "score": _fmt(h["score"]),
+            "vector": _fmt(h["vector_score"]), "vector rank": h["vector_rank"],
+            "bm25": _fmt(h["keyword_score"]), "bm25 rank": h["keyword_rank"],
+            "fused": _fmt(h["fused_score"]), "fused rank": h["fused_rank"],
+            "boost": _fmt(h["boost"]), "rerank": _fmt(h["rerank_score"]),
+            "document": h["document_title"] or h["filename"],
+            "section": h.get("breadcrumb", ""), "page": h["page"],
+            "version": h["version_number"], "chunk": h["chunk_id"][:12],
+        })
+    return rows
+
+
+def _stage(result: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return next((s for s in result["trace"]["stages"] if s["name"] == name), None)
+
+
+def candidates_side_by_side(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Vector and BM25 candidate lists in one table: for every candidate either retriever
+    found, its rank in each list, its fused rank and its final rank (None where absent)."""
+    vec = {c["id"]: c for c in (_stage(result, "vector_search") or {}).get("candidates", [])}
+    kw = {c["id"]: c for c in (_stage(result, "keyword_search") or {}).get("candidates", [])}
+    fused = {c["id"]: c for c in (_stage(result, "fusion") or {}).get("candidates", [])}
+    final = {h["chunk_id"]: h["rank"] for h in result.get("hits", [])}
+    ids = sorted(set(vec) | set(kw), key=lambda i: (fused.get(i, {}).get("rank", 10**6), i))
+    rows = []
+    for i in ids:
+        v, k, f = vec.get(i), kw.get(i), fused.get(i)
+        rows.append({
+            "chunk": i[:12], "vector rank": v and v["rank"], "vector score": v and v["score"],
+            "bm25 rank": k and k["rank"], "bm25 score": k and k["score"],
+            "fused rank": f and f["rank"], "fused score": f and f["score"],
+            "final rank": final.get(i),
+            "found by": "both" if v and k else ("vector" if v else "bm25"),
+        })
+    return rows
+
+
+def overlap_summary(result: dict[str, Any]) -> dict[str, int]:
+    rows = candidates_side_by_side(result)
+    return {
+        "vector only": sum(r["found by"] == "vector" for r in rows),
+        "bm25 only": sum(r["found by"] == "bm25" for r in rows),
+        "both": sum(r["found by"] == "both" for r in rows),
+        "in final hits": sum(r["final rank"] is not None for r in rows),
+    }
+
+
+def stage_timings(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Waterfall rows: stage, start offset and duration in ms. The two searches run
+    concurrently, so they start at the same offset."""
+    rows, t = [], 0.0
+    parallel_start = None
+    for s in result["trace"]["stages"]:
+        name = s["name"]
+        if name in ("query_embedding", "keyword_search") and parallel_start is None:
+            parallel_start = t
+        if name == "keyword_search":
+            start = parallel_start
+            rows.append({"stage": name, "start_ms": start, "ms": s["ms"], "error": s["error"]})
+            t = max(t, start + s["ms"])
+            continue
+        rows.append({"stage": name, "start_ms": t, "ms": s["ms"], "error": s["error"]})
+        t += s["ms"]
+    return rows
+
+
+def score_series(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Long-form scores per hit and stage (normalised to the stage maximum) for a chart."""
+    out = []
+    hits = result.get("hits", [])
+    for key, label in (("vector_score", "vector"), ("keyword_score", "bm25"),
+                       ("fused_score", "fused"), ("rerank_score", "rerank"), ("score", "final")):
+        vals = [h[key] for h in hits if h[key] is not None]
+        top = max(vals) if vals else 0.0
+        for h in hits:
+            if h[key] is not None:
+                out.append({"hit": f"#{h['rank']}", "stage": label,
+                            "score": h[key] / top if top else 0.0, "raw": h[key]})
+    return out
+
+
+_MARK = re.compile(r"<b>(.*?)</b>", re.S)
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def highlight_markdown(snippet: str) -> str:
+    """A keyword-index highlight (HTML-escaped text with <b> marks) as safe Markdown: the
+    text is unescaped, every Markdown character escaped, matched terms shown highlighted.
+    Nothing in a document can become HTML or a link."""
+    parts, pos = [], 0
+    for m in _MARK.finditer(snippet):
+        parts.append(_MD_SPECIAL.sub(r"\\\1", html.unescape(snippet[pos:m.start()])))
+        term = _MD_SPECIAL.sub(r"\\\1", html.unescape(m.group(1)))
+        parts.append(f":orange-background[**{term}**]")
+        pos = m.end()
+    parts.append(_MD_SPECIAL.sub(r"\\\1", html.unescape(snippet[pos:])))
+    return "".join(parts).replace("\n", " ")
