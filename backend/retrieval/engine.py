@@ -26,7 +26,7 @@ from backend.store import repo
 VECTOR_WEIGHT = {"en": 0.7, "de": 0.3, "": 0.5}
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
-_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
+_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
 
 
 def _ms(t0: float) -> float:
@@ -110,16 +110,22 @@ class Retriever:
         use_vec = p.policy != "lexical_only"
         use_kw = p.policy != "semantic_only"
         n = p.candidates
-        futs = {}
+        # The keyword search runs in a worker thread while this thread embeds the query and
+        # searches the vectors: both at once, with a single thread handoff.
+        kw_future = (_pool.submit(self._keyword, q.text, n, flt, p.fuzzy)
+                     if use_kw and use_vec else None)
+        outcomes = {}
+        if use_kw and not use_vec:
+            outcomes["keyword"] = self._keyword(q.text, n, flt, p.fuzzy)
         if use_vec:
-            futs["vector"] = _pool.submit(self._vector, q.text, n, flt, query_embedding)
-        if use_kw:
-            futs["keyword"] = _pool.submit(self._keyword, q.text, n, flt, p.fuzzy)
+            outcomes["vector"] = self._vector(q.text, n, flt, query_embedding)
+        if kw_future is not None:
+            outcomes["keyword"] = kw_future.result()
         rankings: dict[str, list[tuple[str, float]]] = {}
         highlights_by_id: dict[str, list[str]] = {}
         stage_scores: dict[str, dict[str, tuple[float, int]]] = {}
-        for name, fut in futs.items():
-            stages, ranking, err, highlights = fut.result()
+        for name, outcome in outcomes.items():
+            stages, ranking, err, highlights = outcome
             highlights_by_id.update(highlights)
             trace.stages.extend(stages)
             if err:
