@@ -108,7 +108,7 @@ def test_syntax_characters_only_reach_match_queries(query, fuzzy):
         assert not query.strip()
         return
     assert "query_string" not in json.dumps(body)
-    nodes = _query_nodes(body["query"])
+    nodes = _query_nodes(body["query"]) + _query_nodes(body["highlight"]["highlight_query"])
     assert {kind for kind, _ in nodes} <= QUERY_TYPES
     for kind, node in nodes:
         if kind == "match":
@@ -136,6 +136,10 @@ def test_query_shape_fields_boosts_highlight():
     hl = body["highlight"]
     assert hl["encoder"] == "html" and hl["pre_tags"] == ["<b>"] and hl["post_tags"] == ["</b>"]
     assert set(hl["fields"]) == {"text.de", "text.en"}
+    # highlights come from the stop-word-free clauses only
+    hl_matches = [next(iter(n.values())) for k, n in _query_nodes(hl["highlight_query"]) if k == "match"]
+    assert hl_matches and all(m["analyzer"].endswith("_search") for m in hl_matches)
+    assert all(next(iter(n)) != PROBE_FIELD for k, n in _query_nodes(hl["highlight_query"]) if k == "match")
 
 
 def test_stop_word_fallback_is_gated_by_the_probe():
@@ -187,7 +191,8 @@ def test_normalize_query_bounds_the_clauses():
 
 def test_best_highlight_prefers_more_marks():
     assert best_highlight(None) == ""
-    assert best_highlight({"text.de": ["<b>a</b> b"], "text.en": ["<b>a</b> <b>b</b>"]}) == "<b>a</b> <b>b</b>"
+    two = "<b>a</b> <b>b</b>"
+    assert best_highlight({"text.de": ["<b>a</b> b"], "text.en": [two]}) == two
     assert best_highlight({"text.de": ["<b>a</b>"], "text.en": ["<b>a</b>"]}) == "<b>a</b>"
 
 
@@ -227,7 +232,8 @@ def test_factory_builds_it_without_contacting_the_server():
 def test_unreachable_server_raises_backend_unavailable_quickly():
     url = f"http://elastic:s3cret@127.0.0.1:{_free_port()}"
     ix = ElasticsearchKeywordIndex(_settings(url), request_timeout=2, max_retries=0)
-    for call in (ix.count, ix.ids, lambda: ix.search("budget", 5), lambda: ix.add([IndexedChunk("a", "t", 1, 1)])):
+    calls = (ix.count, ix.ids, lambda: ix.search("budget", 5), lambda: ix.add([IndexedChunk("a", "t", 1, 1)]))
+    for call in calls:
         start = time.monotonic()
         with pytest.raises(BackendUnavailable) as err:
             call()
@@ -236,6 +242,17 @@ def test_unreachable_server_raises_backend_unavailable_quickly():
     # nothing to ask the server: no request, no error
     assert ix.search("", 5) == [] and ix.search("budget", 5, IndexFilter(document_ids=[])) == []
     ix.add([]), ix.delete([])
+
+
+def test_after_a_connection_failure_calls_fail_fast_for_a_while(monkeypatch):
+    ix = ElasticsearchKeywordIndex(_settings(f"http://127.0.0.1:{_free_port()}"), max_retries=0)
+    with pytest.raises(BackendUnavailable, match="unreachable: "):
+        ix.count()
+    with pytest.raises(BackendUnavailable, match="retrying in"):  # no request this time
+        ix.count()
+    ix._down_until = 0.0  # the window is over: the server is asked again
+    with pytest.raises(BackendUnavailable, match="unreachable: "):
+        ix.count()
 
 
 # ---- requests as the server sees them ---------------------------------------------------
@@ -259,7 +276,8 @@ class _Recorder(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
         self.log.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, raw))
         if self.path.endswith("/_mapping"):
-            return self._reply(self.mapping_status, {"x-chunks": {"mappings": {"_meta": {"analyzer": "old"}}}})
+            old = {"x-chunks": {"mappings": {"_meta": {"analyzer": "old"}}}}
+            return self._reply(self.mapping_status, old)
         if self.path.startswith("/_bulk"):
             ops = [json.loads(line) for line in raw.splitlines() if line.strip()]
             items = [{op: {"_id": a[op]["_id"], "status": 404 if op == "delete" else 201}}
@@ -267,7 +285,9 @@ class _Recorder(BaseHTTPRequestHandler):
             return self._reply(200, {"errors": False, "items": items})
         if self.path.endswith("/_search"):
             req = json.loads(raw)
-            hits = self.search_hits[len(req.get("search_after", [])):][:req["size"]]
+            ids = [h["_id"] for h in self.search_hits]
+            start = ids.index(req["search_after"][0]) + 1 if "search_after" in req else 0
+            hits = self.search_hits[start:start + req["size"]]
             return self._reply(200, {"hits": {"hits": hits}})
         return self._reply(200, {"acknowledged": True})
 
@@ -290,7 +310,8 @@ def recorder():
 
 def test_requests_sent_by_the_client(recorder, monkeypatch):
     ix = ElasticsearchKeywordIndex(_settings(recorder, elasticsearch_index_prefix="x"))
-    ix.add([IndexedChunk("a", "first", 1, 10), IndexedChunk("a", "second", 1, 10), IndexedChunk("b", "b", 2, 20)])
+    ix.add([IndexedChunk("a", "first", 1, 10), IndexedChunk("a", "second", 1, 10),
+            IndexedChunk("b", "b", 2, 20)])
     ix.delete(["a", "missing"])  # a 404 item is not an error
     (create,) = [r for r in _Recorder.log if r[0] == "PUT" and r[1] == "/x-chunks"]
     assert json.loads(create[3]) == build_mapping()
@@ -306,6 +327,7 @@ def test_requests_sent_by_the_client(recorder, monkeypatch):
     assert ix.ids() == {"a", "b", "c"}
     pages = [json.loads(r[3]) for r in _Recorder.log if r[1] == "/x-chunks/_search"]
     assert [p.get("search_after") for p in pages] == [None, ["b"]] and not pages[0]["_source"]
+    assert pages[0]["sort"] == [{"chunk_id": "asc"}]
 
     _Recorder.search_hits = [{"_id": "a", "_score": 2.5, "highlight": {"text.en": ["&lt;<b>a</b>&gt;"]}},
                              {"_id": "b", "_score": 1.5}]

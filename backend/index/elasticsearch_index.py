@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -43,6 +44,7 @@ MAX_WORD_CHARS = 255
 MAX_K = 10_000  # index.max_result_window
 SNIPPET_CHARS = 200
 _PAGE = 5000  # ids() page size
+RETRY_AFTER_S = 5.0  # after a connection failure, fail fast for this long
 _INDEX_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
@@ -176,11 +178,13 @@ def build_query(text: str, k: int, flt: IndexFilter | None = None, fuzzy: bool =
     if k <= 0 or not text or filters is None:
         return None
     boosts = {**DEFAULT_BOOSTS, **(boosts or {})}
-    should: list[dict[str, Any]] = []
+    main: list[dict[str, Any]] = []  # stop words dropped
+    fallbacks: list[dict[str, Any]] = []
     for field, analyzers in TEXT_FIELDS.items():
         b = boosts.get(field, 1.0)
-        should += _text_clauses(field, text, analyzers[1], b, fuzzy)
-        should.append(_stop_fallback(field, text, analyzers, b, fuzzy))
+        main += _text_clauses(field, text, analyzers[1], b, fuzzy)
+        fallbacks.append(_stop_fallback(field, text, analyzers, b, fuzzy))
+    should = main + fallbacks
     meta = [f"{f}^{boosts[f]}" for f in META_FIELDS if boosts.get(f, 0) > 0]
     if meta:
         should.append({"multi_match": {"query": text, "fields": meta, "type": "most_fields"}})
@@ -190,7 +194,9 @@ def build_query(text: str, k: int, flt: IndexFilter | None = None, fuzzy: bool =
     field_opts = {"number_of_fragments": 1, "fragment_size": SNIPPET_CHARS}
     return {
         "size": min(int(k), MAX_K), "query": query, "_source": False, "track_total_hits": False,
+        # highlight_query: the fallback clauses' terms would mark stop words in every hit
         "highlight": {"encoder": "html", "pre_tags": ["<b>"], "post_tags": ["</b>"],
+                      "highlight_query": {"bool": {"should": main}},
                       "require_field_match": True, "max_analyzed_offset": 1_000_000,
                       "fields": {f: dict(field_opts) for f in TEXT_FIELDS}},
     }
@@ -223,7 +229,7 @@ class ElasticsearchKeywordIndex:
     name = "elasticsearch"
     analyzer = ANALYZER
 
-    def __init__(self, settings: Settings, *, request_timeout: float = 10.0, max_retries: int = 2,
+    def __init__(self, settings: Settings, *, request_timeout: float = 10.0, max_retries: int = 1,
                  field_boosts: dict[str, float] | None = None):
         url = settings.elasticsearch_url
         if not url:
@@ -251,13 +257,20 @@ class ElasticsearchKeywordIndex:
             raise ConfigError(f"elasticsearch_url {self.url!r}: {exc}") from exc
         self._lock = threading.Lock()
         self._ready = False
+        self._down_until = 0.0
 
     # ---- plumbing ------------------------------------------------------------------
     def _call(self, fn: Callable[[], T]) -> T:
-        """Run a request; unreachable server, auth failures and 5xx -> BackendUnavailable."""
+        """Run a request; unreachable server, auth failures and 5xx -> BackendUnavailable.
+        After a connection failure, calls fail at once for RETRY_AFTER_S, so that a
+        degraded (semantic-only) retrieval does not wait for a timeout on every query."""
+        if time.monotonic() < self._down_until:
+            raise BackendUnavailable(f"Elasticsearch at {self.url} is unreachable (retrying in "
+                                     f"{self._down_until - time.monotonic():.1f} s)")
         try:
             return fn()
         except TransportError as exc:  # connection refused, timeout, TLS, ...
+            self._down_until = time.monotonic() + RETRY_AFTER_S
             raise BackendUnavailable(f"Elasticsearch at {self.url} is unreachable: {exc}") from exc
         except ApiError as exc:
             status = exc.meta.status
