@@ -170,3 +170,22 @@ def test_cli_search_json_prints_hits_and_trace(sample_rs):
     r = subprocess.run([sys.executable, "-m", "backend", "search", "x", "--collection", "nope"],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "unknown collection 'nope'" in r.stderr
+
+
+def test_quoted_phrase_and_file_name_get_the_exact_match_boost(retriever):
+    res = retriever.retrieve('"Beschluss 2024/17"')
+    boosted = [h for h in res.hits if h.boost > 0]
+    assert boosted and all("beschluss 2024/17" in h.text.casefold() for h in boosted)
+    assert res.hits[0].boost > 0
+    off = retriever.retrieve('"Beschluss 2024/17"', RetrievalParams(exact_boost=0))
+    assert all(h.boost == 0 for h in off.hits)
+    res = retriever.retrieve("runbook_gateway_failover.md Schritte")
+    assert res.hits[0].filename == "runbook_gateway_failover.md" and res.hits[0].boost > 0
+
+
+def test_rerank_stage_records_its_own_score(retriever):
+    res = retriever.retrieve("TLS Mindestversion", RetrievalParams(rerank=True))
+    assert res.hits and all(h.rerank_score is not None for h in res.hits)
+    assert res.trace.stage("rerank") is not None
+    scores = [h.rerank_score for h in res.hits]
+    assert scores == sorted(scores, reverse=True)
