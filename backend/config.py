@@ -111,6 +111,69 @@ class Settings(BaseSettings):
         "held without renewal before another process may take over scheduled crawls."
     )
 
+    # ---- chat and LLM providers (backend/chat.py, backend/llm/) ----------------------
+    chat_default_provider: Literal["extractive", "ollama", "anthropic", "openai"] = Field(
+        "extractive",
+        description="Provider of new chat sessions: `extractive` (built in, needs no model), "
+        "`ollama`, `anthropic` or `openai` (any OpenAI-compatible server).",
+    )
+    chat_max_message_chars: int = Field(
+        100_000, ge=100, le=10_000_000,
+        description="A chat message of this many characters or more is refused (the error "
+        "names the limit).",
+    )
+    chat_history_turns: int = Field(
+        6, ge=0, le=100,
+        description="Earlier question/answer pairs of the session sent to the model as the "
+        "conversation window.",
+    )
+    chat_source_chars: int = Field(
+        2000, ge=200, le=50_000,
+        description="Characters of one source's text put into the prompt's evidence block.",
+    )
+    ollama_url: str = Field(
+        "http://127.0.0.1:11434", description="Base URL of the Ollama server (HTTP API)."
+    )
+    ollama_model: str = Field("llama3.2", description="Default Ollama model.")
+    anthropic_api_key: str | None = Field(
+        None, description="Anthropic API key; without it the provider reports itself as not "
+        "configured and the chat falls back to the extractive answer."
+    )
+    anthropic_base_url: str = Field(
+        "https://api.anthropic.com", description="Base URL of the Anthropic API."
+    )
+    anthropic_model: str = Field("claude-sonnet-4-5", description="Default Anthropic model.")
+    openai_base_url: str = Field(
+        "http://127.0.0.1:8000/v1",
+        description="Base URL of an OpenAI-compatible server (vLLM, llama.cpp server, "
+        "LM Studio, OpenAI), including `/v1`.",
+    )
+    openai_api_key: str | None = Field(
+        None, description="API key of the OpenAI-compatible server (local servers need none)."
+    )
+    openai_model: str = Field(
+        "", description="Default model of the OpenAI-compatible server (its model name)."
+    )
+    openai_stream_usage: bool = Field(
+        True, description="Ask the OpenAI-compatible server for token usage in the stream "
+        "(`stream_options.include_usage`); turn off for servers that reject it."
+    )
+    llm_connect_timeout_s: float = Field(
+        5.0, gt=0, le=120, description="Seconds to connect to an LLM provider."
+    )
+    llm_timeout_s: float = Field(
+        120.0, gt=0, le=3600,
+        description="Seconds an LLM provider may stay silent while answering (read timeout).",
+    )
+    llm_max_retries: int = Field(
+        1, ge=0, le=5, description="Retries of an LLM request after HTTP 429/5xx or a "
+        "connection error (Anthropic and OpenAI SDKs, with their backoff)."
+    )
+    pricing_file: Path | None = Field(
+        None, description="YAML pricing table (per model: input/output USD per million "
+        "tokens, and the date prices were taken). Empty: config/pricing.yaml of the repository."
+    )
+
     @model_validator(mode="after")
     def _check(self) -> "Settings":
         if self.chunk_overlap >= self.chunk_size // 2:

@@ -101,6 +101,19 @@ def pdf_bytes() -> bytes:
     return bytes(pdf.output())
 
 
+def docx_bytes() -> bytes:
+    import io
+
+    from docx import Document as Docx
+
+    d = Docx()
+    d.add_heading("Boarding guide", level=1)
+    d.add_paragraph("Passengers board the ferry through gate four after the safety briefing.")
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue()
+
+
 def etag_page(body: bytes, etag: str) -> Route:
     def handle(h: BaseHTTPRequestHandler) -> Reply:
         if h.headers.get("If-None-Match") == etag:
@@ -124,8 +137,8 @@ def build_site(site: Site) -> None:
             "</urlset>").encode(), "application/xml"),
         "/": Reply(200, page("Home", "Welcome to the harbour authority knowledge base.",
                              "/docs/", "/about", "/private/secret", "/redirect-1", "/loop-a",
-                             "/error", "/slow", "/files/report.pdf", "/dup-1", "/dup-2",
-                             "/gone-later", "http://example.com/elsewhere", "mailto:x@y.z")),
+                             "/error", "/slow", "/files/report.pdf", "/files/guide", "/dup-1",
+                             "/dup-2", "/gone-later", "http://example.com/elsewhere", "mailto:x@y.z")),
         "/docs/": Reply(200, page("Docs", "Documentation index of ferry timetables.",
                                   "/docs/a")),
         "/docs/a": Reply(200, page("Docs A", "Anchoring rules for small boats, version one.",
@@ -144,6 +157,8 @@ def build_site(site: Site) -> None:
         "/error": Reply(500, b"boom", "text/plain"),
         "/slow": Reply(200, page("Slow", "Too slow."), delay=1.5),
         "/files/report.pdf": Reply(200, pdf_bytes(), "application/pdf"),
+        "/files/guide": Reply(200, docx_bytes(), "application/vnd.openxmlformats-"
+                              "officedocument.wordprocessingml.document"),
         "/dup-1": Reply(200, dup),
         "/dup-2": Reply(200, dup),
         "/gone-later": Reply(200, page("Gone later", "Lighthouse maintenance schedule.")),
@@ -175,7 +190,7 @@ def test_crawl_then_recrawl(make_rs, site):
     assert p.status == "done", p.error
     new = {u for u, (o, _) in ev.items() if o == "new"}
     assert {"/", "/docs/", "/docs/a", "/docs/a/b", "/about", "/redirect-1", "/gone-later",
-            "/files/report.pdf", "/orphan"} <= new
+            "/files/report.pdf", "/files/guide", "/orphan"} <= new
     twins = sorted(ev[u][0] for u in ("/dup-1", "/dup-2"))
     assert twins == ["linked", "new"]
     assert ev["/private/secret"] == ("skipped", "disallowed by robots.txt")
@@ -185,7 +200,7 @@ def test_crawl_then_recrawl(make_rs, site):
     assert ev["/error"] == ("failed", "HTTP 500 after 2 attempts")
     assert ev["/slow"][0] == "failed" and "timed out" in ev["/slow"][1]
     assert p.documents_created == len(new) and p.documents_linked == 1
-    assert p.pages_done == 14 and p.errors == 3
+    assert p.pages_done == 15 and p.errors == 3
     assert not any(path.startswith("/private") for _h, path in site.log)
 
     with rs.store.session() as s:
@@ -193,6 +208,8 @@ def test_crawl_then_recrawl(make_rs, site):
         pdf = repo.document_by_source(s, site.base + "/files/report.pdf")
         assert target is not None and target.source_kind == "crawl"
         assert pdf.file_type == "pdf" and "crawler safety" in pdf.versions[0].text
+        guide = repo.document_by_source(s, site.base + "/files/guide")
+        assert guide.filename == "guide.docx" and "gate four" in guide.versions[0].text
         twin_doc = s.get(Document, next(e.document_id for e in svc.events(p.run_id)
                                         if e.outcome == "linked"))
         assert repo.document_collections(s, twin_doc.id) == ["harbour"]
@@ -289,7 +306,7 @@ def test_www_variant_stays_in_scope(make_rs, site):
 
 
 def test_cancel_keeps_pages_and_resume_continues(make_rs, site):
-    n = 8
+    n = 5
     site.routes.clear()
     site.routes["/"] = Reply(200, page("Index", "Index of numbered notices.",
                                        *[f"/n{i}" for i in range(n)]))
@@ -299,15 +316,15 @@ def test_cancel_keeps_pages_and_resume_continues(make_rs, site):
     rs = make_rs(crawl_allowed_hosts=f"127.0.0.1:{site.port}")
     svc = service(rs, UrlGuard(rs.settings.crawl_allowed_hosts))
 
-    def cancel_after_three(p):
-        if p.pages_done == 3 and p.status == "running":
+    def cancel_after_two(p):
+        if p.pages_done == 2 and p.status == "running":
             svc.cancel(p.run_id)
 
     p = svc.crawl_url(site.base + "/", "notices", delay_s=0, concurrency=1,
-                      use_sitemap=False, on_progress=cancel_after_three)
-    assert p.status == "cancelled" and p.pages_done == 3 and p.frontier_left == n + 1 - 3
+                      use_sitemap=False, on_progress=cancel_after_two)
+    assert p.status == "cancelled" and p.pages_done == 2 and p.frontier_left == n + 1 - 2
     with rs.store.session() as s:
-        assert len(s.scalars(select(Document)).all()) == 3  # fetched pages stay
+        assert len(s.scalars(select(Document)).all()) == 2  # fetched pages stay
     done = svc.resume(p.run_id)
     assert done.status == "done" and done.pages_done == n + 1
     new = [e.url for e in svc.events(p.run_id) if e.outcome == "new"]
@@ -323,3 +340,33 @@ def test_response_size_limit(make_rs, site):
                       respect_robots=False)
     (event,) = svc.events(p.run_id)
     assert event.outcome == "failed" and "over the limit of 0.01 MiB" in event.reason
+
+
+def test_cli_commands(make_rs, site, monkeypatch, capsys):
+    import argparse
+
+    from backend import cli_crawl
+
+    rs = make_rs(crawl_allowed_hosts=f"127.0.0.1:{site.port}")
+    svc = service(rs, UrlGuard(rs.settings.crawl_allowed_hosts))
+    monkeypatch.setattr(cli_crawl, "_service", lambda: svc)
+    parser = argparse.ArgumentParser()
+    cli_crawl.register(parser.add_subparsers(dest="cmd"))
+    site.routes.pop("/slow")  # keep this test quick
+    a = parser.parse_args(["crawl", site.base + "/docs/", "-c", "cli-docs", "--max-pages", "2",
+                           "--depth", "1", "--delay", "0", "--concurrency", "1", "-q"])
+    assert a.fn(a) == 0
+    out = capsys.readouterr()
+    assert "done: 2 pages; 2 new" in out.out
+    a = parser.parse_args(["crawl-sources"])
+    assert a.fn(a) == 0
+    listing = capsys.readouterr().out
+    assert "127-0-0-1-cli-docs" in listing and "#1 done 2 pages" in listing
+    a = parser.parse_args(["recrawl", "127-0-0-1-cli-docs", "-q"])
+    assert a.fn(a) == 0
+    assert "2 unchanged" in capsys.readouterr().out
+    a = parser.parse_args(["crawl", site.base + "/", "-c", "cli-docs", "--max-pages", "501"])
+    from backend.errors import InvalidCrawlSource
+
+    with pytest.raises(InvalidCrawlSource, match="at most 500 pages"):
+        a.fn(a)

@@ -65,6 +65,13 @@ class PageStates:
                                      r.etag, r.last_modified, _aware(r.sitemap_lastmod),
                                      list(r.links or []), r.depth) for r in rows}
 
+    def urls_of_run(self, run_id: int) -> set[str]:
+        """URLs (and their final URLs) this source's run has already handled."""
+        with self.store.session() as s:
+            rows = s.execute(select(CrawlPage.url, CrawlPage.final_url).where(
+                CrawlPage.source_id == self.source_id, CrawlPage.last_run_id == run_id)).all()
+        return {u for row in rows for u in row if u}
+
     @staticmethod
     def conditional_headers(known: KnownPage | None) -> dict[str, str]:
         if known is None or not known.usable:

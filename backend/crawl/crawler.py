@@ -35,6 +35,7 @@ from backend.store.models import utcnow
 log = logging.getLogger(__name__)
 ProgressCallback = Callable[[Progress], None]
 MAX_ROBOTS_DELAY_S = 30.0
+FRONTIER_SAVE_S = 2.0
 
 
 @dataclass
@@ -99,34 +100,35 @@ class CrawlRunner:
         if start is not None and start.final_url:
             self.scope.adopt(start.final_url)
         self.lastmods: dict[str, datetime] = {t.url: t.lastmod for t in self.frontier if t.lastmod}
-        self.reached: set[str] = set()
+        # pages handled earlier in this run (before a cancel or crash) count as reached
+        self.reached: set[str] = self.states.urls_of_run(run_id)
         self.events: list[Event] = []
         self.current_url = ""
-        self.start_ok = False
+        self.start_ok = start is not None and start.url in self.reached and start.usable
         self.job_id = 0
+        self._frontier_saved = 0.0
 
     # ---- the run ------------------------------------------------------------------------
 
     def execute(self) -> Progress:
         self.job_id = runs.begin(self.store, self.run_id, "crawl")
-        status, error = "done", None
+        status, error = "interrupted", "stopped by the user or the process"  # e.g. Ctrl-C
         inflight: dict[Future, Task] = {}
         try:
             self.ingestor.check_guardrails()
             cancelled = self._loop(inflight)
             limit_hit = bool(self.frontier)
             self.counters["limit_reached"] = int(limit_hit and not cancelled)
-            if cancelled:
-                status = "cancelled"
-            elif not limit_hit and self.start_ok:
+            if not cancelled and not limit_hit and self.start_ok:
                 self._archive_missing()
+            status, error = ("cancelled" if cancelled else "done"), None
         except Exception as e:  # recorded on the run; the frontier stays for a resume
             log.exception("crawl run %s failed", self.run_id)
             status, error = "failed", f"{type(e).__name__}: {e}"
         finally:
             self.frontier.extendleft(reversed(list(inflight.values())))
             self.current_url = ""
-            self._save()
+            self._save(final=True)
             runs.finish(self.store, self.run_id, status, error)
             self.fetcher.close()
         return runs.progress(self.store, self.run_id)
@@ -136,7 +138,6 @@ class CrawlRunner:
         conc = self.src.concurrency
         with ThreadPoolExecutor(max_workers=conc, thread_name_prefix="crawl") as pool:
             while True:
-                cancelled = cancelled or runs.cancel_requested(self.store, self.job_id)
                 while (not cancelled and len(inflight) < conc and self.frontier
                        and self.counters["pages"] + len(inflight) < self.src.max_pages):
                     task = self.frontier.popleft()
@@ -229,7 +230,8 @@ class CrawlRunner:
             self._event(self.states.remove(known, self.run_id, f"HTTP {res.status}"))
             return
         tries = f" after {res.attempts} attempts" if res.attempts > 1 else ""
-        self._event(Event(task.url, "failed", f"{res.error}{tries}", res.status))
+        why = res.error or f"unexpected HTTP {res.status}"
+        self._event(Event(task.url, "failed", f"{why}{tries}", res.status))
         if known is None:
             self.states.record(task.url, self.run_id, state="failed", http_status=res.status,
                                depth=task.depth)
@@ -324,16 +326,23 @@ class CrawlRunner:
     def _pages_total(self, inflight: int) -> int:
         return min(self.src.max_pages, self.counters["pages"] + inflight + len(self.frontier))
 
-    def _save(self, inflight: dict[Future, Task] | None = None) -> bool:
+    def _save(self, inflight: dict[Future, Task] | None = None, *, final: bool = False) -> bool:
+        """Report progress, then persist it; the job's cancel flag is read last, so a cancel
+        requested by the progress callback is seen at once. The frontier and seen set are
+        written at most every FRONTIER_SAVE_S (and at the end): a resume after a crash may
+        fetch a few pages again, which ingestion recognises as unchanged."""
         pending = list((inflight or {}).values()) + list(self.frontier)
         total = self._pages_total(len(inflight or {}))
-        cancel = runs.save(self.store, self.run_id, events=self.events,
-                           current_url=self.current_url, counters=dict(self.counters),
-                           frontier=[t.to_json() for t in pending], seen=sorted(self.seen),
-                           pages_total=total)
-        self.events = []
         if self.on_progress is not None:
             self.on_progress(Progress(self.run_id, self.src.id, "running",
                                       self.counters["pages"], total, self.current_url,
                                       dict(self.counters), len(pending), self.job_id))
+        state: dict = {}
+        if final or time.monotonic() - self._frontier_saved >= FRONTIER_SAVE_S:
+            state = dict(frontier=[t.to_json() for t in pending], seen=sorted(self.seen))
+            self._frontier_saved = time.monotonic()
+        cancel = runs.save(self.store, self.run_id, events=self.events,
+                           current_url=self.current_url, counters=dict(self.counters),
+                           pages_total=total, **state)
+        self.events = []
         return cancel

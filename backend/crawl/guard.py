@@ -143,10 +143,6 @@ class UrlGuard:
         addresses = self.resolve(host, port, url=url)
         return Target(url, scheme, host, port, tuple(addresses), self.allowed.allows(host, port))
 
-    def check_syntax(self, url: str) -> tuple[str, str, int]:
-        """Scheme, credentials and host checks only (no DNS): (scheme, host, port)."""
-        return self._parse(url)
-
     def resolve(self, host: str, port: int, *, url: str | None = None) -> list[str]:
         """Addresses of host that may be contacted; raises UrlRefused if any answer is bad.
         One bad answer refuses the host: an attacker controls which answer is used."""
@@ -155,6 +151,8 @@ class UrlGuard:
         if name in METADATA_HOSTS:
             raise UrlRefused(shown, f"cloud metadata host {name}")
         allow_listed = self.allowed.allows(host, port)
+        if (name == "localhost" or name.endswith(".localhost")) and not allow_listed:
+            raise UrlRefused(shown, f"{name} is a loopback name; not in crawl_allowed_hosts")
         try:
             literal: IPAddress | None = ipaddress.ip_address(name)
         except ValueError:

@@ -87,27 +87,25 @@ def begin(store: Store, run_id: int, kind: str) -> int:
 
 
 def save(store: Store, run_id: int, *, events: list[Event], current_url: str,
-         counters: dict[str, int], frontier: list[list], seen: list[str], pages_total: int
-         ) -> bool:
-    """Persist events and progress; returns True when cancellation was requested."""
+         counters: dict[str, int], pages_total: int, frontier: list[list] | None = None,
+         seen: list[str] | None = None) -> bool:
+    """Persist events and progress (and the frontier and seen set when given); returns True
+    when cancellation was requested."""
     with store.session() as s:
         run = _get(s, run_id)
         s.add_all(CrawlEvent(run_id=run_id, **e.__dict__) for e in events)
         run.current_url = current_url[:2000]
-        run.counters, run.frontier, run.seen = dict(counters), frontier, seen
-        run.pages_total = pages_total
+        run.counters, run.pages_total = dict(counters), pages_total
+        if frontier is not None:
+            run.frontier = frontier
+        if seen is not None:
+            run.seen = seen
         job_id = run.job_id
     if job_id is None:
         return False
     bad = counters.get("failed", 0) + counters.get("refused", 0)
     return update_job(store, job_id, done=counters.get("pages", 0) - bad, failed=bad,
                       total=pages_total, message=current_url)
-
-
-def cancel_requested(store: Store, job_id: int) -> bool:
-    with store.session() as s:
-        job = s.get(Job, job_id)
-        return bool(job is not None and job.cancel_requested)
 
 
 def finish(store: Store, run_id: int, status: str, error: str | None = None) -> None:
@@ -117,7 +115,8 @@ def finish(store: Store, run_id: int, status: str, error: str | None = None) -> 
         run.current_url = ""
         job_id, counters = run.job_id, dict(run.counters)
     if job_id is not None:
-        finish_job(store, job_id, "done" if status == "done" else status, error=error,
+        job_status = status if status in ("done", "cancelled", "failed") else "failed"
+        finish_job(store, job_id, job_status, error=error,
                    result={**counters, "run_id": run_id})
 
 

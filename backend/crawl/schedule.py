@@ -16,6 +16,7 @@ lease expires (holder crashed elsewhere), or at once when the holder is a dead p
 same host."""
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import socket
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 LOCK_NAME = "scheduler"
 JOB_PREFIX = "crawl-source-"
 HOST = socket.gethostname()
+_NO_SYNC = {"synchronize_session": False}  # plain SQL compare-and-set, no ORM evaluation
 _active: "CrawlScheduler | None" = None  # the leader in this process, used by the job function
 
 
@@ -83,7 +85,8 @@ class SchedulerLease:
                 cond = cond | (SchedulerLock.owner == stale)
             if row.owner != self.owner:
                 values["acquired_at"] = now
-            return s.execute(q.where(cond).values(**values)).rowcount == 1
+            return s.execute(q.where(cond).values(**values),
+                             execution_options=_NO_SYNC).rowcount == 1
 
     def renew(self) -> bool:
         """Extend the lease only if this owner still holds it."""
@@ -91,12 +94,13 @@ class SchedulerLease:
             q = (update(SchedulerLock).where(SchedulerLock.name == LOCK_NAME,
                                              SchedulerLock.owner == self.owner)
                  .values(expires_at=utcnow() + self.lease))
-            return s.execute(q).rowcount == 1
+            return s.execute(q, execution_options=_NO_SYNC).rowcount == 1
 
     def release(self) -> None:
         with self.store.session() as s:
             s.execute(delete(SchedulerLock).where(SchedulerLock.name == LOCK_NAME,
-                                                  SchedulerLock.owner == self.owner))
+                                                  SchedulerLock.owner == self.owner),
+                      execution_options=_NO_SYNC)
 
     def holder(self) -> tuple[str, datetime] | None:
         with self.store.session() as s:
@@ -154,6 +158,7 @@ class CrawlScheduler:
         self._thread = threading.Thread(target=self._loop, name="crawl-scheduler-lease",
                                         daemon=True)
         self._thread.start()
+        atexit.register(self.lease.release)  # a clean exit hands over at once
         return self.is_leader
 
     def stop(self) -> None:
@@ -162,6 +167,7 @@ class CrawlScheduler:
             self._thread.join(timeout=10)
         self._step_down()
         self.lease.release()
+        atexit.unregister(self.lease.release)
 
     def _loop(self) -> None:
         while not self._stop.wait(min(self.renew_s, self.sync_s)):

@@ -37,7 +37,7 @@ class FolderSync:
     def execute(self) -> Progress:
         folder = Path(self.src.start_url)
         self.job_id = runs.begin(self.store, self.run_id, "sync")
-        status, error = "done", None
+        status, error = "interrupted", "stopped by the user or the process"
         try:
             if not folder.is_dir():
                 raise CrawlError(f"watched folder {folder} does not exist")
@@ -45,21 +45,23 @@ class FolderSync:
             files = iter_files([folder])
             known = self.states.load()
             present: set[str] = set()
-            for i, path in enumerate(files, 1):
+            for path in files:
                 key = str(path.resolve())
                 present.add(key)
                 event = self._sync_file(path, key, known.get(key))
                 if self._save([event], key, len(files)):
-                    status = "cancelled"
+                    status, error = "cancelled", None
                     break
             else:
                 gone = [self.states.remove(p, self.run_id, "file removed from the folder")
                         for p in self.states.missing(known, present)]
                 self._save(gone, "", len(files))
+                status, error = "done", None
         except Exception as e:
             log.exception("folder sync %s failed", self.run_id)
             status, error = "failed", f"{type(e).__name__}: {e}"
-        runs.finish(self.store, self.run_id, status, error)
+        finally:
+            runs.finish(self.store, self.run_id, status, error)
         return runs.progress(self.store, self.run_id)
 
     def _sync_file(self, path: Path, key: str, known: KnownPage | None) -> Event:

@@ -186,3 +186,5 @@ class RetrievalTrace(Base):
                                                  index=True)
 
 from backend.store import crawl_models as _crawl_models  # noqa: E402,F401  (crawl tables)
+from backend.store import chat_models as _chat_models  # noqa: E402,F401  (chat tables)
+from backend.store import eval_models as _eval_models  # noqa: E402,F401  (evaluation tables)

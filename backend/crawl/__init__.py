@@ -1,0 +1,2 @@
+"""Web crawling, re-crawls with change detection, schedules and watched folders
+(docs/crawling.md). Entry point: `backend.crawl.service.CrawlService`."""

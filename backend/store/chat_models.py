@@ -1,0 +1,69 @@
+"""Models of the chat: sessions (one per conversation, with its settings) and messages
+(questions and answers, with sources, citation check, tokens, cost, model and latency).
+Deleting a session deletes its messages (ON DELETE CASCADE). Migration 0004."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from backend.store.models import Base, utcnow
+
+DEFAULT_TITLE = "New chat"
+
+
+class ChatSession(Base):
+    __tablename__ = "chat_sessions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(36), unique=True)
+    user: Mapped[str | None] = mapped_column(String(100), nullable=True, index=True)
+    title: Mapped[str] = mapped_column(String(255), default=DEFAULT_TITLE)
+    provider: Mapped[str] = mapped_column(String(30), default="extractive")
+    model: Mapped[str] = mapped_column(String(200), default="")
+    collections: Mapped[list] = mapped_column(JSON, default=list)
+    context_limit: Mapped[int] = mapped_column(Integer, default=5)
+    temperature: Mapped[float] = mapped_column(Float, default=0.7)
+    max_tokens: Mapped[int] = mapped_column(Integer, default=1024)
+    policy: Mapped[str] = mapped_column(String(30), default="hybrid")
+    system_prompt: Mapped[str] = mapped_column(Text, default="")
+    answer_profile: Mapped[str] = mapped_column(String(30), default="markdown")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_activity: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                    index=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                 onupdate=utcnow)
+
+    messages: Mapped[list["ChatMessage"]] = relationship(
+        back_populates="session", cascade="all, delete-orphan", passive_deletes=True,
+        order_by="ChatMessage.id")
+
+
+class ChatMessage(Base):
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_session", "session_id", "id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("chat_sessions.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(String(10))  # user | assistant
+    content: Mapped[str] = mapped_column(Text)
+    sources: Mapped[list] = mapped_column(JSON, default=list)
+    citations: Mapped[dict] = mapped_column(JSON, default=dict)
+    format_check: Mapped[dict] = mapped_column(JSON, default=dict)
+    collections: Mapped[list] = mapped_column(JSON, default=list)
+    provider: Mapped[str] = mapped_column(String(30), default="")
+    model: Mapped[str] = mapped_column(String(200), default="")
+    tokens_input: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    tokens_output: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    tokens_counted_locally: Mapped[bool] = mapped_column(Boolean, default=False)
+    cost_usd: Mapped[float | None] = mapped_column(Float, nullable=True)
+    cost_label: Mapped[str] = mapped_column(String(10), default="local")  # local|priced|unknown
+    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    first_token_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    retrieval_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
+    trace_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    fallback: Mapped[bool] = mapped_column(Boolean, default=False)
+    notice: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                 index=True)
+
+    session: Mapped[ChatSession] = relationship(back_populates="messages")
