@@ -1,6 +1,7 @@
 """Every Streamlit session-state key of the dashboard, in one place, prefixed by the page
-that owns it. `init` (called by app.py on every run) sets the defaults. No Streamlit import:
-`state` is any mutable mapping (st.session_state in the app, a dict in tests)."""
+that owns it (widget keys included). `init` (called by app.py and by every page's role
+check) sets the defaults. No Streamlit import: `state` is any mutable mapping
+(st.session_state in the app, a dict in tests)."""
 from __future__ import annotations
 
 from typing import Any, MutableMapping
@@ -11,12 +12,20 @@ AUTH_USERNAME = "username"
 AUTH_ROLES = "roles"
 AUTH_NAME = "name"
 
-# login form (app.py)
+# app.py: sign-in form and cookie flags carried to the next run
 LOGIN_USERNAME = "login.username"
 LOGIN_PASSWORD = "login.password"
+LOGIN_ATTEMPT = "login.attempt"  # {username, password (None once decided), message}
+APP_SIGN_OUT = "app.sign_out"
+APP_SET_COOKIE = "app.set_cookie"
+APP_DELETE_COOKIE = "app.delete_cookie"
+
+# home
+HOME_REFRESH = "home.refresh"
 
 # explorer
-EXPLORER_PAGE = "explorer.page"
+EXPLORER_PAGE = "explorer.page"  # the page shown
+EXPLORER_PAGER = "explorer.pager"  # the pagination widget (copies into EXPLORER_PAGE)
 EXPLORER_PAGE_SIZE = "explorer.page_size"
 EXPLORER_COLLECTIONS = "explorer.collections"
 EXPLORER_FILE_TYPES = "explorer.file_types"
@@ -26,6 +35,8 @@ EXPLORER_STATUSES = "explorer.statuses"
 EXPLORER_SEARCH = "explorer.search"
 EXPLORER_SEARCH_TEXT = "explorer.search_text"
 EXPLORER_PICK = "explorer.pick"
+EXPLORER_OPEN_DETAILS = "explorer.open_details"
+EXPLORER_OPEN_STRUCTURE = "explorer.open_structure"
 # The document chosen in the explorer; the document and structure pages start from it.
 EXPLORER_DOC_ID = "explorer.doc_id"
 
@@ -35,6 +46,11 @@ DOCUMENT_SECTION = "document.section"
 DOCUMENT_VERSION_PICK = "document.version_pick"
 DOCUMENT_CONFIRM_DELETE = "document.confirm_delete"
 DOCUMENT_FLASH = "document.flash"
+DOCUMENT_DOWNLOAD = "document.download"
+DOCUMENT_ACTIVATE = "document.activate"
+DOCUMENT_DELETE = "document.delete"
+DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
+DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
 
 # structure
 STRUCTURE_PICK = "structure.pick"
@@ -43,50 +59,37 @@ STRUCTURE_CHART = "structure.chart"
 STRUCTURE_SECTION = "structure.section"
 STRUCTURE_PLOT = "structure.plot"
 STRUCTURE_PLOT_SEEN = "structure.plot_seen"
+STRUCTURE_SHOW = "structure.show"  # + "." + section id
 
 # upload
-UPLOAD_FILES = "upload.files"
+UPLOAD_FILES = "upload.files"  # + "." + nonce (a new nonce empties the uploader)
 UPLOAD_COLLECTION = "upload.collection"
 UPLOAD_RESULTS = "upload.results"
 UPLOAD_NONCE = "upload.nonce"
+UPLOAD_GO = "upload.go"
 
 # admin: users
 ADMIN_USERS_FLASH = "admin_users.flash"
-
-# admin: settings and reindex
-SETTINGS_CONFIRM_REINDEX = "settings.confirm_reindex"
-SETTINGS_RESULT = "settings.result"
-
-# widget keys (buttons, forms) by page
-HOME_REFRESH = "home.refresh"
-EXPLORER_OPEN_DETAILS = "explorer.open_details"
-EXPLORER_OPEN_STRUCTURE = "explorer.open_structure"
-DOCUMENT_DOWNLOAD = "document.download"
-DOCUMENT_ACTIVATE = "document.activate"
-DOCUMENT_DELETE = "document.delete"
-DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
-DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
-UPLOAD_GO = "upload.go"
+ADMIN_USERS_ADD_FORM = "admin_users.add"
 ADMIN_USERS_NEW_USERNAME = "admin_users.new_username"
 ADMIN_USERS_NEW_NAME = "admin_users.new_name"
 ADMIN_USERS_NEW_EMAIL = "admin_users.new_email"
 ADMIN_USERS_NEW_ROLE = "admin_users.new_role"
 ADMIN_USERS_NEW_PASSWORD = "admin_users.new_password"
 ADMIN_USERS_TARGET = "admin_users.target"
+ADMIN_USERS_ROLE = "admin_users.role"  # + "." + user name
 ADMIN_USERS_SET_ROLE = "admin_users.set_role"
 ADMIN_USERS_TOGGLE = "admin_users.toggle"
 ADMIN_USERS_RESET_PASSWORD = "admin_users.reset_password"
 ADMIN_USERS_RESET = "admin_users.reset"
-ADMIN_USERS_ADD_FORM = "admin_users.add"
-ADMIN_USERS_ROLE = "admin_users.role"  # + user name
+
+# admin: settings and reindex
+SETTINGS_CONFIRM_REINDEX = "settings.confirm_reindex"
+SETTINGS_RESULT = "settings.result"
 SETTINGS_CHECK = "settings.check"
 SETTINGS_REINDEX = "settings.reindex"
 SETTINGS_REINDEX_CANCEL = "settings.reindex_cancel"
 SETTINGS_REINDEX_CONFIRM = "settings.reindex_confirm"
-APP_SIGN_OUT = "app.sign_out"
-APP_SET_COOKIE = "app.set_cookie"
-APP_DELETE_COOKIE = "app.delete_cookie"
-STRUCTURE_SHOW = "structure.show"  # + section id
 
 DEFAULTS: dict[str, Any] = {
     EXPLORER_PAGE: 1,
@@ -108,3 +111,14 @@ def init(state: MutableMapping[str, Any]) -> None:
     for key, value in DEFAULTS.items():
         if key not in state:
             state[key] = value
+
+
+# query debug (pages/query_debug.py)
+DEBUG_QUERY = "debug.query"
+DEBUG_COMPARE = "debug.compare"
+DEBUG_RESULT_A = "debug.result_a"
+DEBUG_RESULT_B = "debug.result_b"
+DEBUG_PAST = "debug.past"
+DEBUG_FORM = "debug.form"
+DEBUG_PARAM = "debug.param"  # + "." + config letter + "." + parameter name
+DEFAULTS.update({DEBUG_COMPARE: False, DEBUG_RESULT_A: None, DEBUG_RESULT_B: None})

@@ -35,6 +35,13 @@ def _samples(names: list[str]) -> list[tuple[str, bytes]]:
     return out or list(FALLBACK.items())
 
 
+def add_users(data: Path) -> None:
+    auth.bootstrap(data, admin_password=PASSWORDS["admin"])
+    users = auth.UserStore(auth.AuthPaths.under(data), bcrypt_rounds=4)
+    users.add("editor", "editor", password=PASSWORDS["editor"])
+    users.add("viewer", "viewer", password=PASSWORDS["viewer"])
+
+
 def build_data_dir(data: Path, embedder, names: list[str]) -> dict[str, int]:
     """Ingest sample files (+ one with HTML in its text) and create the three users.
     Returns {file name: document id}."""
@@ -44,14 +51,11 @@ def build_data_dir(data: Path, embedder, names: list[str]) -> dict[str, int]:
     rs.embedder = embedder
     ing = Ingestor(rs)
     outs = ing.ingest_many(_samples(names), total=len(names), collection="samples",
-                           source_kind="upload")
+                           source_kind="upload") if names else []
     outs.append(ing.ingest_bytes(XSS_MD, "xss_notes.md", collection="web"))
     assert all(o.ok for o in outs), [o.error for o in outs]
     rs.close()
-    auth.bootstrap(data, admin_password=PASSWORDS["admin"])
-    users = auth.UserStore(auth.AuthPaths.under(data), bcrypt_rounds=4)
-    users.add("editor", "editor", password=PASSWORDS["editor"])
-    users.add("viewer", "viewer", password=PASSWORDS["viewer"])
+    add_users(data)
     return {o.filename: o.document_id for o in outs}
 
 
@@ -59,29 +63,53 @@ def build_data_dir(data: Path, embedder, names: list[str]) -> dict[str, int]:
 def corpus(tmp_path_factory, shared_embedder):
     """Read-only corpus shared by the tests of this module."""
     data = tmp_path_factory.mktemp("pages") / "var"
-    ids = build_data_dir(data, shared_embedder, ["lumen_release_notes.md",
-                                                 "kundenportal_faq.html",
+    ids = build_data_dir(data, shared_embedder, ["kundenportal_faq.html",
                                                  "runbook_gateway_failover.md"])
     return data, ids
 
 
 @pytest.fixture
-def fresh(tmp_path, shared_embedder, monkeypatch):
-    """A data dir of its own, for tests that change data; the app reuses the test
-    session's embedding model instead of loading another copy."""
+def shared_model(shared_embedder, monkeypatch):
+    """The app reuses the test session's embedding model instead of loading another."""
     import backend.embedding
 
     monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
-    data = tmp_path / "var"
-    return data, build_data_dir(data, shared_embedder, ["lumen_release_notes.md"])
+    return shared_embedder
 
 
 @pytest.fixture
-def app(monkeypatch):
+def bare(tmp_path, shared_model):
+    """A data dir of its own with the three users and no documents."""
+    data = tmp_path / "var"
+    add_users(data)
+    return data, {}
+
+
+@pytest.fixture
+def fresh(tmp_path, shared_model):
+    """A data dir of its own with one small document, for tests that change data."""
+    data = tmp_path / "var"
+    return data, build_data_dir(data, shared_model, [])
+
+
+@pytest.fixture(scope="session")
+def components():
+    """AppTest scans every installed distribution for v2 components on each new instance
+    (~0.9 s here); ragscope uses none, so one scan is shared."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    mgr = BidiComponentManager()
+    mgr.discover_and_register_components(start_file_watching=False)
+    return mgr
+
+
+@pytest.fixture
+def app(monkeypatch, components):
     """app(data_dir, user=None) -> an AppTest on that data dir, signed in as `user`."""
     def make(data: Path, user: str | None = None) -> AppTest:
         monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
         at = AppTest.from_file(APP, default_timeout=60)
+        at._bidi_component_manager = components
         if user:
             login_as(at, user)
         return at
@@ -153,10 +181,13 @@ def test_correct_password_signs_in(app, corpus):
     assert at.session_state[K.AUTH_USERNAME] == "viewer"
     assert any("Signed in as" in c.value for c in at.sidebar.caption)
     assert [m.label for m in at.metric][:2] == ["Documents", "Active chunks"]
+    assert K.LOGIN_ATTEMPT not in at.session_state  # the password is not kept
+    at.sidebar.button(key=K.APP_SIGN_OUT).click().run()
+    assert at.session_state[K.AUTH_STATUS] is None and not at.metric
 
 
-def test_five_failures_lock_the_user_name(app, fresh):
-    at = app(fresh[0])
+def test_five_failures_lock_the_user_name(app, bare):
+    at = app(bare[0])
     at.run()
     for _ in range(5):
         sign_in(at, "editor", "wrong-password-x")
@@ -167,14 +198,14 @@ def test_five_failures_lock_the_user_name(app, fresh):
     assert at.session_state[K.AUTH_STATUS] is True
 
 
-def test_disabled_user_is_signed_out_on_the_next_run(app, fresh):
-    at = app(fresh[0], "viewer")
+def test_disabled_user_is_signed_out_on_the_next_run(app, bare):
+    at = app(bare[0], "viewer")
     at.run()
     assert at.metric
-    auth.UserStore(auth.AuthPaths.under(fresh[0])).set_disabled("viewer", True)
+    auth.UserStore(auth.AuthPaths.under(bare[0])).set_disabled("viewer", True)
     at.run()  # the page itself refuses
     assert errors(at) == ["Please sign in first."] and not at.metric
-    again = app(fresh[0], "viewer")  # through app.py: the sign-in form
+    again = app(bare[0], "viewer")  # through app.py: the sign-in form
     again.run()
     assert [t.label for t in again.text_input] == ["Username", "Password"]
     assert again.session_state[K.AUTH_STATUS] is None
@@ -198,6 +229,17 @@ def test_role_without_access_sees_an_error(app, corpus, user, page):
     at = open_page(app(corpus[0], user), page)  # a crafted URL reaches the hidden page
     assert errors(at) and errors(at)[0].startswith("Access denied")
     assert not at.title and not at.file_uploader and not at.dataframe and not at.main.button
+
+
+@pytest.mark.parametrize("page", ["home", "explorer", "document", "structure", "upload",
+                                  "admin_users", "settings"])
+def test_signed_out_reaches_no_page(app, corpus, page):
+    at = app(corpus[0], "viewer")
+    at.run()  # registers the pages; then the session loses its sign-in
+    at.session_state[K.AUTH_STATUS] = None
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception and errors(at) == ["Please sign in first."]
+    assert not at.title and not at.dataframe and not at.main.button
 
 
 def test_viewer_gets_no_actions_even_with_query_parameters(app, corpus):
@@ -243,8 +285,8 @@ def test_explorer_filters_and_opens_a_document(app, corpus):
     assert at.session_state[K.EXPLORER_DOC_ID] == corpus[1]["xss_notes.md"]
 
 
-def test_explorer_paginates_without_loading_everything(app, fresh):
-    data = fresh[0]
+def test_explorer_paginates_without_loading_everything(app, bare):
+    data = bare[0]
     rs = Ragscope(Settings(data_dir=data))
     with rs.store.session() as s:
         s.add_all(Document(title=f"bulk {i:03d}", filename=f"bulk{i}.txt", source_kind="file",
@@ -252,10 +294,13 @@ def test_explorer_paginates_without_loading_everything(app, fresh):
                   for i in range(60))
     rs.close()
     at = open_page(app(data, "viewer"), "explorer")
-    total = 60 + len(fresh[1])
+    total = 60
     assert f"of {total}" in at.caption[0].value and len(at.dataframe[0].value) == 25
-    at.pagination(key=K.EXPLORER_PAGE).set_value(3).run()
+    at.pagination(key=K.EXPLORER_PAGER).set_value(3).run()
     assert at.caption[0].value.startswith(f"Documents 51–{total}")
+    at.text_input(key=K.EXPLORER_SEARCH).input("bulk 05").run()  # a filter: back to page 1
+    assert at.caption[0].value.startswith("Documents 1–10 of 10")
+    at.text_input(key=K.EXPLORER_SEARCH).input("").run()
     at.selectbox(key=K.EXPLORER_PAGE_SIZE).select(100).run()
     assert len(at.dataframe[0].value) == total
 
@@ -325,12 +370,12 @@ def test_editor_activates_another_version(app, fresh, shared_embedder):
     at.query_params["doc"] = str(v2.document_id)
     open_page(at, "document")
     assert not has_button(at, K.DOCUMENT_ACTIVATE)  # the active version is shown
-    old = [v for v in at.selectbox(key=K.DOCUMENT_VERSION_PICK).options if "active" not in v]
-    at.selectbox(key=K.DOCUMENT_VERSION_PICK).select_index(1).run()
+    at.selectbox(key=K.DOCUMENT_VERSION_PICK).select_index(1).run()  # the older one
     at.button(key=K.DOCUMENT_ACTIVATE).click().run()
-    assert not at.exception and any("is now active" in m for m in successes(at)), old
+    assert not at.exception and "Version 1 is now active." in successes(at)
     with rs.store.session() as s:
         assert s.get(DocumentVersion, v2.version_id).is_active is False
+        assert s.get(Document, v2.document_id).active_version_id != v2.version_id
     rs.close()
 
 
@@ -344,8 +389,7 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
     assert len(at.expander) >= 2
     assert at.get("plotly_chart")
     whole = at.code[0].value
-    first = at.expander[1]
-    first.button[0].click().run()
+    at.expander[1].button[0].click().run()  # "Show this section" of the second one
     assert not at.exception
     assert at.code[0].value != whole and at.code[0].value in whole
     at.radio(key=K.STRUCTURE_SIZE_BY).set_value("chunks").run()
@@ -356,23 +400,30 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
 # ---- upload ------------------------------------------------------------------------------
 
 
-def test_upload_several_files_with_per_file_errors(app, fresh):
-    data, ids = fresh
+def test_upload_several_files_with_per_file_errors(app, bare, monkeypatch):
+    data = bare[0]
+    monkeypatch.setenv("RAGSCOPE_MAX_UPLOAD_MB", "0.002")  # about 2 KB
     at = open_page(app(data, "editor"), "upload")
     up = at.file_uploader[0]
     up.upload("pump_notes.md", FALLBACK["notes.md"], "text/markdown")
     up.upload("malware.exe", b"MZ\x90\x00", "application/octet-stream")
+    up.upload("huge.txt", b"big text " * 400, "text/plain")
     up.upload("faq.txt", FALLBACK["faq.txt"], "text/plain")
     at.text_input(key=K.UPLOAD_COLLECTION).input("uploads")
     at.run()
     at.button(key=K.UPLOAD_GO).click().run()
     assert not at.exception
-    states = [s.proto.state if hasattr(s.proto, "state") else None for s in at.status]
-    assert len(at.status) == 3, states
+    assert len(at.status) == 4
     assert any("malware.exe: unsupported file type '.exe'" in e for e in errors(at))
-    assert "2 of 3 files ingested, 1 failed." in [w.value for w in at.warning]
+    assert any("huge.txt: file is" in e and "over the upload limit" in e for e in errors(at))
+    assert "2 of 4 files ingested, 2 failed." in [w.value for w in at.warning]
     results = at.session_state[K.UPLOAD_RESULTS]
-    assert [r["status"] for r in results] == ["new", "failed", "new"]
+    assert [r["status"] for r in results] == ["new", "failed", "failed", "new"]
+    rs = Ragscope(Settings(data_dir=data))
+    with rs.store.session() as s:
+        active = s.query(Document).filter(Document.status == "active").all()
+        assert sorted(d.filename for d in active) == ["faq.txt", "pump_notes.md"]
+    rs.close()
     at.run()  # the next run shows the last results, with an empty uploader
     assert at.dataframe and any("malware.exe" in e for e in errors(at))
 
@@ -380,8 +431,8 @@ def test_upload_several_files_with_per_file_errors(app, fresh):
 # ---- admin ---------------------------------------------------------------------------------
 
 
-def test_admin_manages_users(app, fresh):
-    data = fresh[0]
+def test_admin_manages_users(app, bare):
+    data = bare[0]
     store = auth.UserStore(auth.AuthPaths.under(data))
     at = open_page(app(data, "admin"), "admin_users")
     at.text_input(key=K.ADMIN_USERS_NEW_USERNAME).input("carol")

@@ -32,6 +32,22 @@ def hits_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def stage_line(h: dict[str, Any]) -> str:
+    """One line with a hit's score and rank at every stage (Markdown, no document text)."""
+    def part(label: str, score, rank=None) -> str:
+        if score is None:
+            return f"{label} –"
+        return f"{label} **{score:.3f}**" + (f" (#{rank})" if rank else "")
+
+    return " · ".join([
+        part("vector", h["vector_score"], h["vector_rank"]),
+        part("BM25", h["keyword_score"], h["keyword_rank"]),
+        part("fused", h["fused_score"], h["fused_rank"]),
+        part("boost", h["boost"] or None), part("rerank", h["rerank_score"]),
+        part("final", h["score"], h["rank"]),
+    ])
+
+
 def _stage(result: dict[str, Any], name: str) -> dict[str, Any] | None:
     return next((s for s in result["trace"]["stages"] if s["name"] == name), None)
 

@@ -1,0 +1,96 @@
+"""Explorer: documents with filters and pagination (one page is loaded at a time)."""
+import streamlit as st
+
+from backend import documents as docs
+from backend import ui_state as K
+from pages._common import (
+    cached_documents,
+    cached_filter_options,
+    data_key,
+    get_rs,
+    require_page,
+)
+
+user = require_page("viewer")
+rs = get_rs()
+key = data_key(rs)
+opts = cached_filter_options(key)
+
+st.title("Document explorer")
+
+
+def _reset_page() -> None:
+    st.session_state[K.EXPLORER_PAGE] = 1
+    st.session_state.pop(K.EXPLORER_PAGER, None)  # the pager is recreated on page 1
+
+
+def _paged() -> None:
+    st.session_state[K.EXPLORER_PAGE] = st.session_state[K.EXPLORER_PAGER]
+
+
+with st.container(border=True):
+    c1, c2, c3 = st.columns([2, 2, 3])
+    collections = c1.multiselect("Collection", opts.collections, key=K.EXPLORER_COLLECTIONS,
+                                 on_change=_reset_page)
+    doc_types = c2.multiselect("Document type", opts.doc_types, key=K.EXPLORER_DOC_TYPES,
+                               on_change=_reset_page)
+    title = c3.text_input("Title or file name contains", key=K.EXPLORER_SEARCH,
+                          on_change=_reset_page)
+    c4, c5, c6, c7 = st.columns([2, 2, 2, 3])
+    file_types = c4.multiselect("File type", opts.file_types, key=K.EXPLORER_FILE_TYPES,
+                                on_change=_reset_page)
+    kinds = c5.multiselect("Source kind", opts.source_kinds, key=K.EXPLORER_SOURCE_KINDS,
+                           on_change=_reset_page)
+    statuses = c6.multiselect("Status", opts.statuses, key=K.EXPLORER_STATUSES,
+                              on_change=_reset_page)
+    text = c7.text_input("Text contains (active version)", key=K.EXPLORER_SEARCH_TEXT,
+                         on_change=_reset_page)
+
+flt = docs.ExplorerFilter(tuple(collections), tuple(file_types), tuple(doc_types),
+                          tuple(kinds), tuple(statuses), title, text)
+page_size = st.session_state[K.EXPLORER_PAGE_SIZE]
+result = cached_documents(key, flt, st.session_state[K.EXPLORER_PAGE], page_size)
+
+if not result.total:
+    st.info("No documents match." if flt != docs.ExplorerFilter() else
+            "No documents yet. Editors can add some on the Upload page.")
+    st.stop()
+
+first = (result.page - 1) * result.page_size + 1
+st.caption(f"Documents {first}–{first + len(result.rows) - 1} of {result.total} · "
+           f"page {result.page} of {result.pages}")
+st.dataframe(
+    [{"id": r.id, "title": r.title, "file": r.filename, "type": r.doc_type,
+      "format": r.file_type, "source": r.source_kind, "status": r.status,
+      "version": r.active_version, "versions": r.versions,
+      "collections": ", ".join(r.collections), "updated": r.updated_at}
+     for r in result.rows],
+    hide_index=True, column_config={"id": st.column_config.NumberColumn("id", format="%d")})
+
+nav1, nav2 = st.columns([3, 1])
+with nav1:
+    if result.page != st.session_state[K.EXPLORER_PAGE]:  # clamped by the backend
+        st.session_state[K.EXPLORER_PAGE] = result.page
+        st.session_state.pop(K.EXPLORER_PAGER, None)
+    if result.pages > 1:
+        st.pagination(result.pages, default=result.page, key=K.EXPLORER_PAGER,
+                      on_change=_paged)
+with nav2:
+    st.selectbox("Per page", docs.PAGE_SIZES, key=K.EXPLORER_PAGE_SIZE, on_change=_reset_page)
+
+st.divider()
+titles = {r.id: r.title or r.filename for r in result.rows}
+ids = list(titles)
+if st.session_state.get(K.EXPLORER_PICK) not in ids:
+    st.session_state[K.EXPLORER_PICK] = (st.session_state[K.EXPLORER_DOC_ID]
+                                         if st.session_state[K.EXPLORER_DOC_ID] in ids
+                                         else ids[0])
+pick = st.selectbox("Open a document of this page", ids, key=K.EXPLORER_PICK,
+                    format_func=lambda i: f"{i} · {titles[i]}"[:120])
+b1, b2, _ = st.columns([1, 1, 4])
+if b1.button("Details", icon=":material/description:", key=K.EXPLORER_OPEN_DETAILS):
+    st.session_state[K.EXPLORER_DOC_ID] = pick
+    st.switch_page("pages/document.py", query_params={"doc": str(pick)})
+if b2.button("Structure", icon=":material/account_tree:", key=K.EXPLORER_OPEN_STRUCTURE):
+    st.session_state[K.EXPLORER_DOC_ID] = pick
+    st.switch_page("pages/structure.py", query_params={"doc": str(pick)})

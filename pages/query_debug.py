@@ -1,0 +1,166 @@
+"""Query debugging: one query with every retrieval parameter; the final hits with score and
+rank at every stage; vector and BM25 candidates side by side; highlighted terms; scores per
+stage and a timing waterfall; past traces to reopen (?trace=ID); two configurations compared."""
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from backend import debug
+from backend import ui_state as K
+from backend.retrieval import POLICIES
+from backend.retrieval.report import (
+    candidates_side_by_side,
+    highlight_markdown,
+    hits_rows,
+    overlap_summary,
+    score_series,
+    stage_line,
+    stage_timings,
+)
+from pages._common import get_rs, md_escape, plain_label, require_page, show_errors
+
+user = require_page("viewer")
+rs = get_rs()
+st.title("Query debug")
+
+trace_id = st.query_params.get("trace")
+if trace_id and (st.session_state.get(K.DEBUG_RESULT_A) or {}).get("trace", {}).get("id") != trace_id:
+    loaded = debug.load_trace(rs, trace_id)
+    if loaded is None:
+        st.error(f"No stored trace with id {md_escape(trace_id)}.")
+    else:
+        st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = loaded, None
+
+choices = debug.filter_choices(rs)
+
+
+def _param_form(col, letter: str) -> dict:
+    key = f"{K.DEBUG_PARAM}.{letter}."
+    with col:
+        st.markdown(f"**Configuration {letter}**")
+        policy = st.selectbox("Policy", POLICIES, key=key + "policy")
+        c1, c2 = st.columns(2)
+        k = c1.number_input("k (hits)", 1, 100, 10, key=key + "k")
+        cand = c2.number_input("Candidates per retriever", 1, 500, 50, key=key + "candidates")
+        fusion = c1.selectbox("Fusion", ["weighted", "rrf"], key=key + "fusion")
+        rrf_k = c2.number_input("RRF k", 0, 1000, 60, key=key + "rrf_k")
+        auto = c1.checkbox("Weights by query language", True, key=key + "auto_w")
+        vw = c2.slider("Vector weight", 0.0, 1.0, 0.5, 0.05, key=key + "vw", disabled=auto)
+        norm = c1.selectbox("Normalisation", ["max", "minmax"], key=key + "norm")
+        boost = c2.number_input("Exact-match boost", 0.0, 5.0, 0.15, 0.05, key=key + "boost")
+        expand = c1.selectbox("Expansion", ["none", "neighbours", "section"], key=key + "expand")
+        budget = c2.number_input("Expansion budget (chars)", 0, 20000, 2000, 250,
+                                 key=key + "budget")
+        cap = c1.number_input("Per-document cap (0 = none)", 0, 50, 0, key=key + "cap")
+        min_score = c2.number_input("Minimum score (0 = none)", 0.0, 10.0, 0.0, 0.05,
+                                    key=key + "min")
+        cols = st.multiselect("Collections", choices["collections"], key=key + "collections")
+        types = st.multiselect("Document types", choices["doc_types"], key=key + "doc_types")
+        ftypes = st.multiselect("File types", choices["file_types"], key=key + "file_types")
+        flags = st.columns(3)
+        fuzzy = flags[0].checkbox("Fuzzy", key=key + "fuzzy")
+        rerank = flags[1].checkbox("Rerank", key=key + "rerank")
+        group = flags[2].checkbox("Group by document", key=key + "group")
+    return {"policy": policy, "k": int(k), "candidates": int(cand), "fusion": fusion,
+            "rrf_k": int(rrf_k), "vector_weight": None if auto else float(vw),
+            "normalisation": norm, "exact_boost": float(boost), "expand": expand,
+            "expand_chars": int(budget), "per_document_cap": int(cap) or None,
+            "min_score": float(min_score) or None, "collections": cols or None,
+            "doc_types": types or None, "file_types": ftypes or None, "fuzzy": fuzzy,
+            "rerank": rerank, "group_by_document": group}
+
+
+compare = st.toggle("Compare two configurations", key=K.DEBUG_COMPARE)
+with st.form(K.DEBUG_FORM):
+    query = st.text_input("Query", key=K.DEBUG_QUERY, max_chars=10000,
+                          placeholder="e.g. Welchen Standardwert hat gateway.max_connections?")
+    cols = st.columns(2 if compare else 1)
+    params_a = _param_form(cols[0], "A")
+    params_b = _param_form(cols[1], "B") if compare else None
+    go_button = st.form_submit_button("Search", type="primary", icon=":material/search:")
+
+if go_button:
+    res_a = show_errors(lambda: debug.run_query(rs, query, params_a))
+    res_b = show_errors(lambda: debug.run_query(rs, query, params_b)) if compare else None
+    st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = res_a, res_b
+    if res_a:
+        st.query_params["trace"] = res_a["trace"]["id"]
+
+with st.expander("Past traces"):
+    past = debug.past_traces(rs)
+    if not past:
+        st.caption("No stored traces yet.")
+    else:
+        options = {t["id"]: t for t in past}
+        pick = st.selectbox("Reopen a trace", list(options), key=K.DEBUG_PAST,
+                            format_func=lambda i: f"{options[i]['at']:%Y-%m-%d %H:%M:%S} · "
+                            f"{options[i]['policy']} · {options[i]['query'][:80]}")
+        if st.button("Open", key=K.DEBUG_PAST + ".open"):
+            st.query_params["trace"] = pick
+            st.session_state[K.DEBUG_RESULT_A] = debug.load_trace(rs, pick)
+            st.session_state[K.DEBUG_RESULT_B] = None
+            st.rerun()
+
+
+def _render(result: dict, label: str) -> None:
+    trace = result["trace"]
+    st.caption(f"{label} · trace `{trace['id']}` · {trace['total_ms']:.1f} ms · "
+               f"policy {result['params']['policy']} · language {result['language'] or '?'}")
+    for w in result["warnings"]:
+        st.warning(md_escape(w))
+    if result["mode"] == "inventory":
+        st.info("Inventory question: a document list instead of passages.")
+        st.dataframe([{"rank": d["rank"], "document": d["title"], "file": d["filename"],
+                       "type": d["doc_type"], "score": round(d["score"], 4)}
+                      for d in result["documents"]], hide_index=True)
+    rows = hits_rows(result)
+    if not rows and result["mode"] != "inventory":
+        st.info("No hits.")
+        return
+    st.subheader("Final hits", anchor=False)
+    st.dataframe(rows, hide_index=True)
+    for h in result["hits"][:10]:
+        with st.expander(f"#{h['rank']} · {h['score']:.3f} · "
+                         f"{md_escape(h['document_title'] or h['filename'])} "
+                         f"› {md_escape(h.get('breadcrumb') or '-')}"
+                         + (f" · p. {h['page']}" if h["page"] else "")):
+            st.markdown(stage_line(h))
+            for snip in h["highlights"][:3]:
+                st.markdown(highlight_markdown(snip))
+            st.text(h["text"])
+
+    st.subheader("Candidates: vector vs BM25", anchor=False)
+    side = candidates_side_by_side(result)
+    st.write(" · ".join(f"{k}: **{v}**" for k, v in overlap_summary(result).items()))
+    st.dataframe(side, hide_index=True)
+
+    c1, c2 = st.columns(2)
+    series = score_series(result)
+    if series:
+        fig = px.bar(series, x="hit", y="score", color="stage", barmode="group",
+                     hover_data=["raw"], title="Scores per stage (normalised to stage max)")
+        c1.plotly_chart(fig, key=f"scores.{label}")
+    timings = stage_timings(result)
+    fig = go.Figure(go.Bar(
+        y=[plain_label(t["stage"]) for t in timings], x=[t["ms"] for t in timings],
+        base=[t["start_ms"] for t in timings], orientation="h",
+        marker_color=["crimson" if t["error"] else "steelblue" for t in timings]))
+    fig.update_layout(title="Timing waterfall (ms)", yaxis={"autorange": "reversed"})
+    c2.plotly_chart(fig, key=f"timing.{label}")
+    with st.expander("Trace stages (parameters, candidates, errors)"):
+        for s in trace["stages"]:
+            st.markdown(f"**{s['name']}** · {s['ms']:.2f} ms"
+                        + (f" · :red[error: {md_escape(s['error'])}]" if s["error"] else ""))
+            st.json(s["params"], expanded=False)
+
+
+res_a = st.session_state.get(K.DEBUG_RESULT_A)
+res_b = st.session_state.get(K.DEBUG_RESULT_B)
+if res_a and res_b:
+    left, right = st.columns(2)
+    with left:
+        _render(res_a, "A")
+    with right:
+        _render(res_b, "B")
+elif res_a:
+    _render(res_a, "A")

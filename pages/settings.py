@@ -1,0 +1,72 @@
+"""Settings (admin): the configuration in effect, a consistency check and a full reindex."""
+import streamlit as st
+
+from backend import documents as docs
+from backend import ui_state as K
+from pages._common import (
+    cached_status,
+    clear_listings,
+    data_key,
+    get_rs,
+    require_page,
+    show_errors,
+)
+
+user = require_page("admin", "settings and reindex")
+rs = get_rs()
+st.title("Settings")
+
+result = st.session_state.get(K.SETTINGS_RESULT)
+if result:
+    st.success(result)
+    st.session_state[K.SETTINGS_RESULT] = None
+
+st.caption("Settings come from RAGSCOPE_* environment variables and are read at start; "
+           "secrets are masked.")
+st.dataframe(docs.settings_table(rs), hide_index=True)
+
+st.subheader("Indexes", anchor=False)
+status = cached_status(data_key(rs))
+st.dataframe([{"index": name, "backend": (m or {}).get("backend", "-"),
+               "chunks": (m or {}).get("chunks", 0), "built": (m or {}).get("built_at"),
+               "parameters": ", ".join(f"{k}={v}" for k, v in sorted((m or {}).get(
+                   "params", {}).items()))}
+              for name, m in status.index_meta.items()], hide_index=True)
+
+c1, c2 = st.columns(2)
+with c1:
+    if st.button("Check store and indexes", key=K.SETTINGS_CHECK, icon=":material/rule:"):
+        report = show_errors(lambda: docs.check_consistency(rs, user.role))
+        if report is not None:
+            problems = {k: len(v) for k, v in report.items() if v}
+            if problems:
+                st.warning("Differences: " + ", ".join(f"{k}: {n}" for k, n in problems.items())
+                           + ". A reindex rebuilds both indexes from the store.")
+            else:
+                st.success("Store and both indexes agree.")
+with c2:
+    if not st.session_state[K.SETTINGS_CONFIRM_REINDEX]:
+        if st.button("Reindex everything…", key=K.SETTINGS_REINDEX, icon=":material/sync:"):
+            st.session_state[K.SETTINGS_CONFIRM_REINDEX] = True
+            st.rerun()
+    else:
+        st.warning("Rebuild both indexes from the store? Searches return partial results "
+                   "until it has finished.")
+        yes, no = st.columns(2)
+        if no.button("Cancel", key=K.SETTINGS_REINDEX_CANCEL):
+            st.session_state[K.SETTINGS_CONFIRM_REINDEX] = False
+            st.rerun()
+        if yes.button("Yes, reindex", type="primary", key=K.SETTINGS_REINDEX_CONFIRM):
+            st.session_state[K.SETTINGS_CONFIRM_REINDEX] = False
+            bar = st.progress(0.0, text="reindexing…")
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(done / total if total else 1.0, text=f"{done} of {total} chunks")
+
+            res = show_errors(lambda: docs.reindex(rs, user.role, on_progress=progress))
+            if res is not None:
+                clear_listings()
+                st.session_state[K.SETTINGS_RESULT] = (
+                    f"Reindexed {res.get('chunks', 0)} chunks of {res.get('versions', 0)} "
+                    f"versions ({res.get('rechunked', 0)} re-chunked).")
+                st.rerun()

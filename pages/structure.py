@@ -1,0 +1,131 @@
+"""Structure: a version's section tree as an expandable tree and as a sunburst or treemap
+(size = characters or chunks); choosing a section shows its text and chunks."""
+import plotly.graph_objects as go
+import streamlit as st
+
+from backend import documents as docs
+from backend import ui_state as K
+from backend.errors import NotFound
+from pages._common import get_rs, md_escape, pick_document, plain_label, require_page
+
+MAX_EXPANDERS = 150
+
+user = require_page("viewer")
+rs = get_rs()
+st.title("Structure")
+
+doc_id = pick_document(K.STRUCTURE_PICK)
+if doc_id is None:
+    st.stop()
+try:
+    version_id = docs.default_version_id(rs, doc_id)
+except NotFound as e:
+    st.error(str(e))
+    st.session_state[K.EXPLORER_DOC_ID] = None
+    st.stop()
+tree = docs.section_tree(rs, version_id) if version_id else None
+if tree is None:
+    st.info("This document has no section tree (it has no indexed version).")
+    st.stop()
+nodes = {n.id: n for n in tree.walk()}
+if st.session_state.get(K.STRUCTURE_SECTION) not in nodes:
+    st.session_state[K.STRUCTURE_SECTION] = tree.id
+
+
+def _stats(n: docs.SectionNode) -> str:
+    pages = ""
+    if n.page_start:
+        pages = f" · p. {n.page_start}" + (f"–{n.page_end}" if n.page_end != n.page_start else "")
+    chunks = f"{n.subtree_chunks} chunk" + ("" if n.subtree_chunks == 1 else "s")
+    return f"{n.kind} · {n.chars:,} chars · {chunks}{pages}"
+
+
+def _label(n: docs.SectionNode) -> str:
+    return "(whole document)" if n is tree else n.label
+
+
+def _choose(section_id: int) -> None:
+    st.session_state[K.STRUCTURE_SECTION] = section_id
+
+
+c1, c2 = st.columns(2)
+size_by = c1.radio("Size by", ["characters", "chunks"], key=K.STRUCTURE_SIZE_BY, horizontal=True)
+chart = c2.radio("Chart", ["sunburst", "treemap"], key=K.STRUCTURE_CHART, horizontal=True)
+
+tree_col, chart_col = st.columns([2, 3])
+with tree_col:
+    st.subheader("Sections", anchor=False)
+    st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks} chunks")
+    tops = tree.children
+    while len(tops) == 1 and tops[0].children:  # a title heading wrapping everything
+        tops = tops[0].children
+    for i, top in enumerate(tops):
+        if i == MAX_EXPANDERS:
+            st.caption(f"… and {len(tops) - MAX_EXPANDERS} more sections at this level "
+                       "(use the section picker below).")
+            break
+        with st.expander(f"{md_escape(top.label)} — {_stats(top)}"):
+            st.button("Show this section", key=f"{K.STRUCTURE_SHOW}.{top.id}", on_click=_choose,
+                      args=(top.id,))
+            lines = []
+            stack = [(c, 0) for c in reversed(top.children)]
+            while stack:  # depth by tree position: levels may skip
+                n, depth = stack.pop()
+                lines.append("    " * depth + f"- **{md_escape(n.label)}** · {_stats(n)}")
+                stack += [(c, depth + 1) for c in reversed(n.children)]
+            if lines:
+                st.markdown("\n".join(lines))
+
+with chart_col:
+    ids, parents, labels, values, hover = [], [], [], [], []
+
+    def total(n: docs.SectionNode) -> int:
+        """Sizes consistent for branchvalues='total': a parent is never smaller than the
+        sum of its children."""
+        own = n.chars if size_by == "characters" else n.chunks
+        child = sum(total(c) for c in n.children)
+        v = max(own, child) if size_by == "characters" else own + child
+        ids.append(str(n.id))
+        parents.append("" if n is tree else str(n.parent_id or tree.id))
+        labels.append(plain_label(_label(n), 40))
+        values.append(v)
+        hover.append(plain_label(f"{_label(n)} ({_stats(n)})", 200))
+        return v
+
+    total(tree)
+    trace = go.Sunburst if chart == "sunburst" else go.Treemap
+    fig = go.Figure(trace(ids=ids, parents=parents, labels=labels, values=values,
+                          branchvalues="total", hovertext=hover, hoverinfo="text",
+                          customdata=ids, maxdepth=3))
+    fig.update_layout(margin=dict(t=10, l=10, r=10, b=10), height=460)
+    event = st.plotly_chart(fig, key=K.STRUCTURE_PLOT, on_select="rerun",
+                            selection_mode="points")
+    points = (event or {}).get("selection", {}).get("points", []) if event else []
+    picked = None
+    for p in points:
+        sid = p.get("customdata") or p.get("id")
+        if isinstance(sid, list):
+            sid = sid[0] if sid else None
+        if sid is not None and str(sid).isdigit() and int(sid) in nodes:
+            picked = int(sid)
+    # A chart selection persists across reruns: apply it only when it changes.
+    if picked is not None and picked != st.session_state.get(K.STRUCTURE_PLOT_SEEN):
+        st.session_state[K.STRUCTURE_SECTION] = picked
+    st.session_state[K.STRUCTURE_PLOT_SEEN] = picked
+
+st.divider()
+choice = st.selectbox("Section", list(nodes), key=K.STRUCTURE_SECTION,
+                      format_func=lambda i: ("· " * max(0, nodes[i].level - 1)
+                                             + _label(nodes[i]))[:160])
+node = nodes[choice]
+st.subheader(md_escape(_label(node)), anchor=False)
+st.caption(f"{_stats(node)} · characters {node.start}–{node.end}")
+text_col, chunk_col = st.columns(2)
+with text_col:
+    text = docs.version_text(rs, version_id, node.start, node.end)
+    st.code(text or "(empty)", language=None, wrap_lines=True, height=380)
+with chunk_col:
+    chunks = docs.chunks_of(rs, version_id, [n.id for n in node.walk()])
+    st.dataframe([{"#": c.ordinal, "section": c.section, "start": c.start, "end": c.end,
+                   "page": c.page, "text": c.text[:240]} for c in chunks], hide_index=True,
+                 height=380)

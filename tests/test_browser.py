@@ -1,0 +1,238 @@
+"""End to end in a real browser: the dashboard runs under `streamlit run` on 127.0.0.1 with a
+temporary data dir, Debian's chromium (driven by Playwright, never `playwright install`)
+signs in, uploads a document, finds it in the explorer and opens its structure tree.
+Screenshots go to test-artifacts/browser/."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+ADMIN_PASSWORD = "browser-admin-pw-1"
+VIEWER_PASSWORD = "browser-viewer-pw-1"
+DOC = (b"# Browser test handbook\n\nThis handbook exists for the browser test.\n\n"
+       b"## Pumps\n\nThe intake pump is checked every morning.\n\n"
+       b"### Pump maintenance\n\nGrease the bearings every month.\n\n"
+       b"## Valves\n\nThe outlet valve is tested weekly. <script>alert('x')</script>\n")
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="no /usr/bin/chromium")]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError("streamlit did not become healthy")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free port of 127.0.0.1; stopped in teardown."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    data = tmp_path_factory.mktemp("browser") / "var"
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGSCOPE_")}
+    env.update(RAGSCOPE_DATA_DIR=str(data), RAGSCOPE_ADMIN_PASSWORD=ADMIN_PASSWORD,
+               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
+    log = open(ARTIFACTS / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url, data
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser_page():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+
+
+def _shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _settled(page) -> None:
+    """Wait until no script run is in progress (the status widget says 'Running')."""
+    from playwright.sync_api import expect
+
+    page.get_by_test_id("stApp").wait_for()
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+
+
+def _nav(page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    _settled(page)
+
+
+def test_sign_in_upload_explore_structure(server, browser_page, tmp_path):
+    page = browser_page
+    try:
+        _flow(page, server, tmp_path)
+    except Exception:
+        _shot(page, "failure")
+        raise
+
+
+def _wait_for_cookie(page, username: str, timeout: float = 30) -> None:
+    import base64
+    import json
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for c in page.context.cookies():
+            if c["name"] == "ragscope_auth":
+                payload = c["value"].split(".")[1]
+                claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+                if claims.get("username") == username:
+                    return
+        time.sleep(0.2)
+    raise TimeoutError(f"no sign-in cookie for {username}")
+
+
+def _sign_in(page, username: str, password: str) -> None:
+    page.get_by_label("Username", exact=True).fill(username)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    from backend import auth
+
+    url, data = server
+
+    expect.set_options(timeout=30_000)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(url)
+    _settled(page)
+
+    # wrong password: one message that does not say which part was wrong
+    _sign_in(page, "admin", "not-the-password")
+    expect(page.get_by_text("Username or password is incorrect.")).to_be_visible()
+    _sign_in(page, "admin", ADMIN_PASSWORD)  # created on first start from the environment
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    expect(page.get_by_test_id("stMetric").first).to_be_visible()
+    _shot(page, "1_home")
+
+    # upload: one good file and one unsupported; the good one is ingested
+    _nav(page, "Upload")
+    doc = tmp_path / "browser_handbook.md"
+    doc.write_bytes(DOC)
+    bad = tmp_path / "tool.exe"
+    bad.write_bytes(b"MZ\x90\x00")
+    page.locator("input[type=file]").set_input_files([str(doc), str(bad)])
+    expect(page.get_by_text("browser_handbook.md").first).to_be_visible()
+    page.get_by_role("button", name="Ingest").click()
+    expect(page.get_by_text("1 of 2 files ingested, 1 failed.")).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("unsupported file type").first).to_be_visible()
+    _shot(page, "2_upload")
+
+    # explorer: find it by title
+    _nav(page, "Explorer")
+    search = page.get_by_label("Title or file name contains")
+    search.fill("browser")
+    search.press("Enter")
+    expect(page.get_by_text("Documents 1–1 of 1")).to_be_visible()
+    _shot(page, "3_explorer")
+
+    # its structure tree, chart and a section's text
+    page.get_by_role("button", name="Structure").click()
+    expect(page.get_by_role("heading", name="Structure")).to_be_visible()
+    expander = page.get_by_test_id("stExpander").filter(has_text="Pumps").first
+    expect(expander).to_be_visible()
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    expander.click()
+    expander.get_by_role("button", name="Show this section").click()
+    code = page.get_by_test_id("stCode").filter(has_text="intake pump").first
+    expect(code).to_be_visible()
+    _shot(page, "4_structure")
+    # the script in the text is shown as text, and nothing ran it
+    valves = page.get_by_test_id("stExpander").filter(has_text="Valves").first
+    valves.click()
+    valves.get_by_role("button", name="Show this section").click()
+    expect(page.get_by_test_id("stCode").filter(has_text="<script>alert('x')</script>")
+           .first).to_be_visible()
+
+    # query debug: a query shows the hits with their scores at every stage
+    _nav(page, "Query debug")
+    page.get_by_label("Query", exact=True).fill("intake pump schedule")
+    page.get_by_role("button", name="Search").click()
+    _settled(page)
+    expect(page.get_by_role("heading", name="Final hits")).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    first = page.get_by_test_id("stExpander").filter(has_text="#1 ·").first
+    first.click()
+    line = first.get_by_text("BM25")
+    expect(line).to_be_visible()
+    assert "vector" in line.inner_text() and "fused" in line.inner_text()
+    expect(page.get_by_role("heading", name="Candidates: vector vs BM25")).to_be_visible()
+    expect(page.locator(".js-plotly-plot").first).to_be_visible()
+    assert "trace=" in page.url  # the trace can be reopened from this URL
+    _shot(page, "5_query_debug")
+
+    # a viewer does not see editor pages, and a crafted URL shows an error instead
+    auth.UserStore(auth.AuthPaths.under(data)).add("viewer", "viewer", password=VIEWER_PASSWORD)
+    page.get_by_role("button", name="Sign out").click()
+    _sign_in(page, "viewer", VIEWER_PASSWORD)
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    nav = page.get_by_test_id("stSidebarNav")
+    expect(nav.get_by_text("Explorer", exact=True)).to_be_visible()
+    expect(nav.get_by_text("Upload", exact=True)).to_have_count(0)
+    _wait_for_cookie(page, "viewer")  # set by a component once the browser has mounted it
+    page.goto(f"{url}/upload")  # a new session: signed in again by the cookie
+    expect(page.get_by_text("Access denied")).to_be_visible()
+    expect(page.locator("input[type=file]")).to_have_count(0)
+    _shot(page, "6_viewer_crafted_url")
+    assert dialogs == []  # no alert() from the document ever ran

@@ -1,0 +1,84 @@
+"""AppTest for the query-debug page: a query shows hits with every stage's scores, the
+candidate comparison and the charts; a stored trace reopens via ?trace=ID; two
+configurations side by side; bad input shows an error, not a traceback."""
+from __future__ import annotations
+
+from backend import ui_state as K
+from tests.test_pages import (  # noqa: F401  (fixtures)
+    app,
+    components,
+    corpus,
+    errors,
+    open_page,
+    shared_model,
+)
+
+P = K.DEBUG_PARAM + ".A."
+
+
+def _search(at, query: str):
+    at.text_input(key=K.DEBUG_QUERY).input(query)
+    at.button[[b.label for b in at.button].index("Search")].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_query_shows_stage_scores_candidates_and_charts(app, corpus):
+    at = open_page(app(corpus[0], "viewer"), "query_debug")
+    _search(at, "Failover des Gateways")
+    res = at.session_state[K.DEBUG_RESULT_A]
+    assert res["hits"]
+    frames = [df.value for df in at.dataframe]
+    hits = frames[0]
+    for col in ("vector", "vector rank", "bm25", "bm25 rank", "fused", "fused rank", "rank"):
+        assert col in hits.columns
+    side = frames[1]
+    assert {"vector rank", "bm25 rank", "fused rank", "final rank", "found by"} <= set(side.columns)
+    assert len(at.get("plotly_chart")) == 2
+    trace_id = res["trace"]["id"]
+    assert at.query_params["trace"] == [trace_id] or at.query_params["trace"] == trace_id
+
+    # the trace was stored and reopens from the URL in a new session
+    again = app(corpus[0], "viewer")
+    again.query_params["trace"] = trace_id
+    open_page(again, "query_debug")
+    assert again.session_state[K.DEBUG_RESULT_A]["trace"]["id"] == trace_id
+    assert again.dataframe
+
+
+def test_two_configurations_side_by_side(app, corpus):
+    at = open_page(app(corpus[0], "viewer"), "query_debug")
+    at.toggle(key=K.DEBUG_COMPARE).set_value(True).run()
+    at.selectbox(key=P + "policy").set_value("lexical_only")
+    at.selectbox(key=K.DEBUG_PARAM + ".B.policy").set_value("semantic_only")
+    _search(at, "customer portal password")
+    a, b = at.session_state[K.DEBUG_RESULT_A], at.session_state[K.DEBUG_RESULT_B]
+    assert a["params"]["policy"] == "lexical_only" and b["params"]["policy"] == "semantic_only"
+    assert all(h["vector_score"] is None for h in a["hits"])
+    assert all(h["keyword_score"] is None for h in b["hits"])
+
+
+def test_bad_input_is_an_error_not_a_traceback(app, corpus):
+    at = open_page(app(corpus[0], "viewer"), "query_debug")
+    _search(at, 'AND OR NOT ( ) : " * ~ ^ \\ / [ ] { } !')
+    at.multiselect(key=P + "collections").set_value(["samples"])
+    _search(at, "")
+    assert any("empty query" in w.value for w in at.warning)
+    again = app(corpus[0], "viewer")
+    again.query_params["trace"] = "no-such-trace"
+    open_page(again, "query_debug")
+    assert any("No stored trace" in e for e in errors(again))
+
+
+def test_page_run_directly_without_sign_in_shows_only_an_error(monkeypatch, corpus, shared_model):
+    """A crafted URL straight to the page file, without signing in."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import ROOT
+
+    monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(corpus[0]))
+    at = AppTest.from_file(str(ROOT / "pages" / "query_debug.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert any("sign in" in e.lower() for e in errors(at))
+    assert not at.dataframe and not at.text_input
