@@ -47,6 +47,21 @@ class IngestOutcome:
         return self.status != "failed"
 
 
+@dataclass
+class _Pending:
+    """A version stored with status "indexing", waiting for its chunks to be embedded and
+    added to both indexes (batched across files by ingest_many)."""
+
+    outcome: IngestOutcome
+    old_active: int | None
+    chunks: list[IndexedChunk]
+
+
+# Files are embedded together until this many chunks (or files) are waiting.
+FLUSH_CHUNKS = 256
+FLUSH_FILES = 64
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -135,27 +150,48 @@ class Ingestor(MaintenanceMixin):
         job_id = start_job(self.store, "ingest", total=total,
                            params={"collection": collection, "source_kind": source_kind})
         outcomes: list[IngestOutcome] = []
+        pending: list[_Pending] = []
         status = "done"
+
+        def report(out: IngestOutcome) -> bool:
+            outcomes.append(out)
+            failed = sum(not o.ok for o in outcomes)
+            cancel = update_job(self.store, job_id, done=len(outcomes) - failed, failed=failed,
+                                message=f"{out.filename}: {out.status}")
+            if on_progress:
+                on_progress(len(outcomes), total, out)
+            return cancel
+
+        def flush() -> bool:
+            cancel = False
+            for done in self._index_pending(pending):
+                cancel = report(done) or cancel
+            pending.clear()
+            return cancel
+
         try:
-            for i, (path, data) in enumerate(items, 1):
+            for path, data in items:
                 if data is None:
-                    out = self.ingest_file(Path(path), collection=collection,
-                                           source_kind=source_kind, job_id=job_id)
+                    res = self.ingest_file(Path(path), collection=collection,
+                                           source_kind=source_kind, job_id=job_id, defer=True)
                 else:
                     name = Path(path).name
-                    out = self._ingest_bytes(data, name, collection=collection,
-                                            source_kind=source_kind,
-                                            source_uri=f"{source_kind}://{name}", title=None,
-                                            meta=None, job_id=job_id)
-                outcomes.append(out)
-                failed = sum(not o.ok for o in outcomes)
-                cancel = update_job(self.store, job_id, done=i - failed, failed=failed,
-                                    message=f"{out.filename}: {out.status}")
-                if on_progress:
-                    on_progress(i, total, out)
+                    res = self._ingest_bytes(data, name, collection=collection,
+                                             source_kind=source_kind,
+                                             source_uri=f"{source_kind}://{name}", title=None,
+                                             meta=None, job_id=job_id, defer=True)
+                cancel = False
+                if isinstance(res, _Pending):
+                    pending.append(res)
+                    if (len(pending) >= FLUSH_FILES
+                            or sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS):
+                        cancel = flush()
+                else:
+                    cancel = report(res)
                 if cancel:
                     status = "cancelled"
                     break
+            flush()
         except BaseException as e:
             finish_job(self.store, job_id, "failed", error=str(e))
             raise
@@ -167,7 +203,8 @@ class Ingestor(MaintenanceMixin):
     # ---- one file -----------------------------------------------------------------------
 
     def ingest_file(self, path: Path, *, collection: str | None = None,
-                    source_kind: str = "file", job_id: int | None = None) -> IngestOutcome:
+                    source_kind: str = "file", job_id: int | None = None,
+                    defer: bool = False) -> IngestOutcome | _Pending:
         name = path.name
         source_uri = str(path.resolve())
         try:
@@ -180,8 +217,12 @@ class Ingestor(MaintenanceMixin):
                                         data=None, path=path)
         except OSError as e:
             return IngestOutcome(name, "failed", error=f"{name}: cannot read file ({e.strerror})")
-        return self.ingest_bytes(data, name, collection=collection, source_kind=source_kind,
-                                 source_uri=source_uri, job_id=job_id)
+        if job_id is None:
+            return self.ingest_bytes(data, name, collection=collection,
+                                     source_kind=source_kind, source_uri=source_uri)
+        return self._ingest_bytes(data, name, collection=collection, source_kind=source_kind,
+                                  source_uri=source_uri, title=None, meta=None, job_id=job_id,
+                                  defer=defer)
 
     def _too_large(self, size: int) -> str:
         return (f"file is {size / 1048576:.1f} MiB, over the upload limit of "
@@ -196,13 +237,13 @@ class Ingestor(MaintenanceMixin):
         if job_id is not None:
             return self._ingest_bytes(data, filename, collection=collection,
                                       source_kind=source_kind, source_uri=source_uri,
-                                      title=title, meta=meta, job_id=job_id)
+                                      title=title, meta=meta, job_id=job_id, defer=False)
         job_id = start_job(self.store, "ingest", total=1, params={"collection": collection})
         status = "failed"
         try:
             out = self._ingest_bytes(data, filename, collection=collection,
                                      source_kind=source_kind, source_uri=source_uri,
-                                     title=title, meta=meta, job_id=job_id)
+                                     title=title, meta=meta, job_id=job_id, defer=False)
             status = "done"
             return out
         finally:
@@ -210,7 +251,8 @@ class Ingestor(MaintenanceMixin):
 
     def _ingest_bytes(self, data: bytes, filename: str, *, collection: str | None,
                       source_kind: str, source_uri: str | None, title: str | None,
-                      meta: dict | None, job_id: int) -> IngestOutcome:
+                      meta: dict | None, job_id: int,
+                      defer: bool = False) -> IngestOutcome | _Pending:
         source_uri = source_uri or f"{source_kind}://{filename}"
         ext = Path(filename).suffix.lower()
         try:
@@ -232,6 +274,12 @@ class Ingestor(MaintenanceMixin):
                 same_source = doc.source_uri == source_uri
                 return IngestOutcome(filename, "unchanged" if same_source else "duplicate",
                                      doc.id, existing.id, 0)
+            if (existing is not None and existing.status in ("pending", "indexing")
+                    and (existing.meta or {}).get("job_id") == job_id):  # twice in one batch
+                if collection:
+                    repo.link(s, repo.get_or_create_collection(s, collection),
+                              existing.document_id)
+                return IngestOutcome(filename, "duplicate", existing.document_id, existing.id, 0)
             doc = repo.document_by_source(s, source_uri)
             if existing is not None:  # failed or interrupted earlier: try again in place
                 version = existing
@@ -269,9 +317,10 @@ class Ingestor(MaintenanceMixin):
             self._mark_failed(version_id, msg)
             return IngestOutcome(filename, "failed", doc_id, version_id, error=msg)
 
-        n = self._store_and_index(doc_id, version_id, sha, prepared, title)
-        return IngestOutcome(filename, status, doc_id, version_id, n,
-                             warnings=prepared["text"].metadata.get("warnings", []))
+        out = IngestOutcome(filename, status, doc_id, version_id,
+                            warnings=prepared["text"].metadata.get("warnings", []))
+        pend = self._store(out, sha, prepared, title)
+        return pend if defer else self._index_pending([pend])[0]
 
     # ---- stages -------------------------------------------------------------------------
 
@@ -296,8 +345,9 @@ class Ingestor(MaintenanceMixin):
         chunks = chunk_text(text, sections, self.settings.chunk_size, self.settings.chunk_overlap)
         return {"raw": raw, "text": text, "sections": sections, "chunks": chunks}
 
-    def _store_and_index(self, doc_id: int, version_id: int, sha: str, p: dict,
-                         title: str | None) -> int:
+    def _store(self, out: IngestOutcome, sha: str, p: dict, title: str | None) -> _Pending:
+        """Write text, sections and chunks with status "indexing" (committed)."""
+        doc_id, version_id = out.document_id, out.version_id
         text, nodes, specs = p["text"], p["sections"], p["chunks"]
         size, overlap = self.settings.chunk_size, self.settings.chunk_overlap
         lang = detect_language(text.text[:20000])
@@ -334,15 +384,26 @@ class Ingestor(MaintenanceMixin):
             old_active = doc.active_version_id if doc.active_version_id != version_id else None
             indexed = [self._indexed(c, doc, nodes[spec.section].title, lang)
                        for c, spec in zip(chunk_rows, specs)]
-        self._add_to_indexes(indexed)
-        removed = self._deactivate(old_active) if old_active else 0
-        with self.store.session() as s:
-            doc = s.get(Document, doc_id)
-            version = s.get(DocumentVersion, version_id)
-            version.status, version.is_active = "indexed", True
-            doc.active_version_id, doc.status = version_id, "active"
-        self._record_index_counts(len(indexed) - removed)
-        return len(indexed)
+        out.chunks = len(indexed)
+        return _Pending(out, old_active, indexed)
+
+    def _index_pending(self, pending: list[_Pending]) -> list[IngestOutcome]:
+        """Embed the chunks of several stored versions in one call, add them to both
+        indexes, then activate each version (taking its predecessor out of the indexes)."""
+        if not pending:
+            return []
+        self._add_to_indexes([c for p in pending for c in p.chunks])
+        removed = 0
+        for p in pending:
+            if p.old_active:
+                removed += self._deactivate(p.old_active)
+            with self.store.session() as s:
+                version = s.get(DocumentVersion, p.outcome.version_id)
+                version.status, version.is_active = "indexed", True
+                doc = s.get(Document, p.outcome.document_id)
+                doc.active_version_id, doc.status = version.id, "active"
+        self._record_index_counts(sum(len(p.chunks) for p in pending) - removed)
+        return [p.outcome for p in pending]
 
     @staticmethod
     def _indexed(c: Chunk, doc: Document, section_title: str, lang: str) -> IndexedChunk:
