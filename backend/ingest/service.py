@@ -58,8 +58,8 @@ class _Pending:
 
 
 # Files are embedded together until this many chunks (or files) are waiting.
-FLUSH_CHUNKS = 256
-FLUSH_FILES = 64
+FLUSH_CHUNKS = 128
+FLUSH_FILES = 16
 
 
 def sha256_bytes(data: bytes) -> str:
