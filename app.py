@@ -19,6 +19,7 @@ from streamlit_authenticator.utilities import LoginError
 from backend import auth
 from backend import ui_state as K
 from pages._common import auth_paths, current_user, md_escape, settings
+from pages._crawl_common import get_console
 
 ROOT = Path(__file__).resolve().parent
 
@@ -31,7 +32,8 @@ PAGES = {
         ("pages/explorer.py", "Explorer", ":material/folder_open:", "viewer"),
         ("pages/document.py", "Document", ":material/description:", "viewer"),
         ("pages/structure.py", "Structure", ":material/account_tree:", "viewer"),
-        ("pages/upload.py", "Upload", ":material/upload_file:", "editor")],
+        ("pages/upload.py", "Upload", ":material/upload_file:", "editor"),
+        ("pages/crawl.py", "Crawl", ":material/travel_explore:", "editor")],
     "Retrieval": [
         ("pages/query_debug.py", "Query debug", ":material/troubleshoot:", "viewer"),
         ("pages/costs.py", "Costs", ":material/payments:", "viewer")],
@@ -124,6 +126,7 @@ def main() -> None:
                        layout="wide")
     K.init(st.session_state)
     _bootstrap(str(settings().data_dir.resolve()))
+    get_console()  # once per process: crawl service + scheduler candidate (one leader per DB)
     authenticator = _authenticator()
     try:
         authenticator.login(location="unrendered")  # re-login from a valid cookie

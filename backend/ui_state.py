@@ -122,3 +122,29 @@ DEBUG_PAST = "debug.past"
 DEBUG_FORM = "debug.form"
 DEBUG_PARAM = "debug.param"  # + "." + config letter + "." + parameter name
 DEFAULTS.update({DEBUG_COMPARE: False, DEBUG_RESULT_A: None, DEBUG_RESULT_B: None})
+
+# crawl sources, schedules and runs (pages/crawl.py)
+CRAWL_PICK = "crawl.pick"  # the source shown: None (a new source) or a source id
+CRAWL_FLASH = "crawl.flash"  # (level, message) shown once on the next run
+CRAWL_NONCE = "crawl.nonce"  # a new nonce gives the source form fresh widgets
+CRAWL_FORM = "crawl.form"
+CRAWL_FIELD = "crawl.field"  # + "." + source id or "new" + "." + nonce + "." + form field
+CRAWL_ERRORS = "crawl.errors"  # {"target": source id or "new", "errors": {field: message}}
+CRAWL_SAVE = "crawl.save"
+CRAWL_RUN_NOW = "crawl.run_now"
+CRAWL_CONFIRM_DELETE = "crawl.confirm_delete"  # source id awaiting confirmation, or None
+CRAWL_DELETE = "crawl.delete"
+CRAWL_DELETE_CONFIRM = "crawl.delete_confirm"
+CRAWL_DELETE_CANCEL = "crawl.delete_cancel"
+CRAWL_CANCEL = "crawl.cancel"  # + "." + run id
+CRAWL_RESUME = "crawl.resume"  # + "." + run id
+CRAWL_REFRESH = "crawl.refresh"
+CRAWL_EVENTS_RUN = "crawl.events_run"
+CRAWL_EVENTS_OUTCOMES = "crawl.events_outcomes"
+DEFAULTS.update({CRAWL_PICK: None, CRAWL_FLASH: None, CRAWL_NONCE: 0, CRAWL_ERRORS: None,
+                 CRAWL_CONFIRM_DELETE: None})
+
+
+def crawl_field(target: int | str, nonce: int, field: str) -> str:
+    """Widget key of a crawl source form field (target: a source id or "new")."""
+    return f"{CRAWL_FIELD}.{target}.{nonce}.{field}"

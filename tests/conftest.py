@@ -113,3 +113,16 @@ def sample_rs(tmp_path_factory, shared_embedder):
     Ingestor(rs).ingest_paths([SAMPLES / "lumen_handbuch.pdf"], collection="handbuch")
     yield rs
     rs.close()
+
+
+@pytest.fixture(autouse=True)
+def _stop_crawl_schedulers():
+    """The dashboard starts a crawl scheduler per process and data dir; stop what a test
+    started so no thread outlives its temporary data directory."""
+    yield
+    import sys
+
+    if "backend.crawl_ui" in sys.modules:
+        sys.modules["backend.crawl_ui"].shutdown_all()
+    if "pages._crawl_common" in sys.modules:
+        sys.modules["pages._crawl_common"]._console.clear()

@@ -162,11 +162,15 @@ class Ingestor(MaintenanceMixin):
                 on_progress(len(outcomes), total, out)
             return cancel
 
+        queue: list[IngestOutcome | _Pending] = []  # reported in input order
+
         def flush() -> bool:
+            self._index_pending(pending)
             cancel = False
-            for done in self._index_pending(pending):
-                cancel = report(done) or cancel
+            for item in queue:
+                cancel = report(item.outcome if isinstance(item, _Pending) else item) or cancel
             pending.clear()
+            queue.clear()
             return cancel
 
         try:
@@ -183,9 +187,12 @@ class Ingestor(MaintenanceMixin):
                 cancel = False
                 if isinstance(res, _Pending):
                     pending.append(res)
+                    queue.append(res)
                     if (len(pending) >= FLUSH_FILES
                             or sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS):
                         cancel = flush()
+                elif queue:
+                    queue.append(res)
                 else:
                     cancel = report(res)
                 if cancel:
