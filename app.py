@@ -122,7 +122,7 @@ def _sign_out(authenticator: stauth.Authenticate) -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="ragscope", page_icon=":material/manage_search:",
+    st.set_page_config(page_title="ragscope", page_icon="🔎",
                        layout="wide")
     K.init(st.session_state)
     _bootstrap(str(settings().data_dir.resolve()))

@@ -326,9 +326,10 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--save-trace", action="store_true", help="persist the trace")
     x.add_argument("--json", action="store_true", help="print the whole result as JSON")
     x.set_defaults(fn=cmd_search)
-    from backend import cli_crawl
+    from backend import cli_chat, cli_crawl
 
     cli_crawl.register(sub)
+    cli_chat.register(sub)
     x = sub.add_parser("up", help="ingest the sample corpus and start the dashboard")
     x.add_argument("--address", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8501)

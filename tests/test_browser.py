@@ -136,7 +136,7 @@ def _wait_for_cookie(page, username: str, timeout: float = 30) -> None:
                 if claims.get("username") == username:
                     return
         time.sleep(0.2)
-    raise TimeoutError(f"no sign-in cookie for {username}")
+    raise TimeoutError(f"no sign-in cookie for {username}: {page.context.cookies()}")
 
 
 def _sign_in(page, username: str, password: str) -> None:
@@ -220,19 +220,39 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     expect(page.get_by_role("heading", name="Candidates: vector vs BM25")).to_be_visible()
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     assert "trace=" in page.url  # the trace can be reopened from this URL
-    _shot(page, "5_query_debug")
+    _shot(page, "6_query_debug")
 
     # a viewer does not see editor pages, and a crafted URL shows an error instead
     auth.UserStore(auth.AuthPaths.under(data)).add("viewer", "viewer", password=VIEWER_PASSWORD)
     page.get_by_role("button", name="Sign out").click()
+    _settled(page)
+    expect(page.get_by_label("Password", exact=True)).to_be_visible()
+    page = page.context.browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))  # a fresh browser
+    page.goto(url)
+    _settled(page)
     _sign_in(page, "viewer", VIEWER_PASSWORD)
     expect(page.get_by_text("Signed in as")).to_be_visible()
     nav = page.get_by_test_id("stSidebarNav")
     expect(nav.get_by_text("Explorer", exact=True)).to_be_visible()
     expect(nav.get_by_text("Upload", exact=True)).to_have_count(0)
-    _wait_for_cookie(page, "viewer")  # set by a component once the browser has mounted it
+    _wait_for_cookie(page, "viewer", timeout=60)  # set by a component once mounted
     page.goto(f"{url}/upload")  # a new session: signed in again by the cookie
+    _settled(page)
     expect(page.get_by_text("Access denied")).to_be_visible()
     expect(page.locator("input[type=file]")).to_have_count(0)
-    _shot(page, "6_viewer_crafted_url")
+    _shot(page, "7_viewer_crafted_url")
+    # chat (as the viewer): a question gets an answer with a checked citation
+    _nav(page, "Chat")
+    page.wait_for_url("**/chat?session=*")
+    box = page.get_by_test_id("stChatInputTextArea")
+    box.fill("How often is the intake pump checked?")
+    box.press("Enter")
+    answer = page.get_by_test_id("stChatMessage").nth(1)
+    expect(answer).to_contain_text("every morning", timeout=60_000)
+    expect(answer).to_contain_text("[1]")
+    _settled(page)
+    expect(page.get_by_text("1 cited").first).to_be_visible()
+    _shot(page, "8_chat")
+
     assert dialogs == []  # no alert() from the document ever ran

@@ -1,0 +1,271 @@
+"""Chat: sessions with a UUID in the URL (?session=…), listed in the sidebar by last activity;
+inline rename, delete, per-session settings; answers stream in with checked citations, their
+sources (with links to the document and to the retrieval trace), tokens, cost and latency.
+All logic is in backend/chat.py."""
+import re
+
+import streamlit as st
+
+from backend.chat import (
+    CONTEXT_LIMITS,
+    Answered,
+    ChatService,
+    Delta,
+    Fallback,
+    MessageInfo,
+    Retrieved,
+    SessionInfo,
+)
+from backend.chat_types import MAX_OUTPUT_TOKENS
+from backend.errors import NotFound, RagscopeError
+from backend.format_check import PROFILES
+from backend.llm import LABELS, PROVIDERS, default_model
+from backend.retrieval import POLICIES
+from pages._common import cached_filter_options, data_key, get_rs, md_escape, require_page
+
+# Session-state and widget keys of this page (prefix "chat."; per-session ones get the UUID).
+CHAT_INPUT = "chat.input"
+CHAT_NEW = "chat.new"
+CHAT_NEW_AFTER_GONE = "chat.new_after_gone"
+CHAT_FLASH = "chat.flash"
+CHAT_CONFIRM_DELETE = "chat.confirm_delete"
+CHAT_DELETE = "chat.delete"
+CHAT_DELETE_CONFIRM = "chat.delete_confirm"
+CHAT_DELETE_CANCEL = "chat.delete_cancel"
+CHAT_TITLE = "chat.title."  # + uuid
+CHAT_OPEN = "chat.open."  # + uuid
+CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widgets)
+PROFILE_LABELS = {"markdown": "Markdown", "plain": "Plain text (checked and cleaned)"}
+_LINK = re.compile(r"!?\[([^\]]*)\]\(([^)]*)\)")
+
+user = require_page("viewer")
+rs = get_rs()
+svc = ChatService(rs)
+owner = None if user.role == "admin" else user.username  # admins may open any session
+
+
+def _open(uuid: str) -> None:
+    st.query_params["session"] = uuid
+    st.session_state[CHAT_CONFIRM_DELETE] = False
+
+
+def _new_chat() -> None:
+    _open(svc.fresh_session(user.username).uuid)
+
+
+def _rename(uuid: str) -> None:
+    try:
+        svc.rename(uuid, st.session_state[CHAT_TITLE + uuid], user=owner)
+    except RagscopeError as e:
+        st.session_state[CHAT_FLASH] = ("error", str(e))
+
+
+def _delete(uuid: str) -> None:
+    svc.delete_session(uuid, user=owner)
+    st.session_state[CHAT_FLASH] = ("success", "Session deleted, with its messages.")
+    _new_chat()
+
+
+def _text_md(text: str) -> str:
+    """User text shown as Markdown: every Markdown character escaped, line breaks kept."""
+    return "  \n".join(md_escape(line) for line in text.splitlines())
+
+
+def _answer_md(text: str) -> str:
+    """Model/document text: no clickable links or remote images (shown as plain text)."""
+    return _LINK.sub(lambda m: md_escape(f"{m.group(1)} ({m.group(2)})"), text)
+
+
+def _cost(label: str, usd: float | None) -> str:
+    return "local" if label == "local" else "price unknown" if usd is None else f"${usd:.4f}"
+
+
+def _session_totals(s: SessionInfo) -> str:
+    cost = "local" if not s.cost_usd and not s.cost_unknown else f"${s.cost_usd:.4f}" + (
+        " + unknown" if s.cost_unknown else "")
+    return f"{s.tokens_input:,} in · {s.tokens_output:,} out tokens · {cost}"
+
+
+def _source_line(src: dict, trace_id: str | None) -> str:
+    parts = [f"**[{src['n']}] {md_escape(src['title'])}**"]
+    if src.get("breadcrumb"):
+        parts.append(md_escape(src["breadcrumb"]))
+    if src.get("page") is not None:
+        parts.append(f"p. {src['page']}")
+    parts.append(f"score {src['score']:.3f}")
+    links = [f"[original](document?doc={int(src['document_id'])})"]
+    uri = src.get("source_uri") or ""
+    if uri.startswith(("http://", "https://")):
+        links.append(f"[web page](<{uri.replace('>', '%3E')}>)")
+    if trace_id:
+        links.append(f"[retrieval trace](query_debug?trace={trace_id})")
+    return " · ".join(parts) + " · " + " · ".join(links)
+
+
+def _render_answer(m: MessageInfo) -> None:
+    if m.notice:
+        st.warning(md_escape(m.notice), icon=":material/info:")
+    if m.fallback:
+        st.caption(":orange-badge[extractive fallback]")
+    st.markdown(_answer_md(m.content))
+    c = m.citations or {}
+    if c.get("invalid"):
+        st.error("The answer cites " + ", ".join(f"[{n}]" for n in c["invalid"])
+                 + ", which is not among the sources.")
+    bare = c.get("uncited_sentences") or []
+    if bare:
+        with st.expander(f"{len(bare)} sentence(s) without a citation", icon=":material/flag:"):
+            for s in bare:
+                st.markdown(f"- :orange[no citation] {md_escape(s)}")
+    fmt = m.format_check or {}
+    if fmt and not fmt.get("passed", True):
+        st.caption(f"Format check ({fmt.get('profile')}): {fmt.get('rating')}/10 · "
+                   + md_escape("; ".join(fmt.get("issues", []))))
+    tokens = f"{m.tokens_input or 0:,} in / {m.tokens_output or 0:,} out tokens"
+    if m.tokens_counted_locally:
+        tokens += " (counted locally)"
+    ft = m.first_token_ms
+    first = "" if ft is None else f" (first token {ft:.1f} ms)" if ft < 10 else \
+        f" (first token {ft:.0f} ms)"
+    st.caption(f"{md_escape(m.provider)} · {md_escape(m.model)} · {tokens} · "
+               f"{_cost(m.cost_label, m.cost_usd)} · {(m.latency_ms or 0) / 1000:.2f} s{first}")
+    if m.sources:
+        cited = [s for s in m.sources if s.get("cited")]
+        uncited = [s for s in m.sources if not s.get("cited")]
+        with st.expander(f"Sources: {len(cited)} cited, {len(uncited)} not cited"):
+            for heading, group in (("Cited", cited), ("Not cited", uncited)):
+                if group:
+                    st.markdown(f"**{heading}**")
+                    for src in group:
+                        st.markdown(_source_line(src, m.trace_id))
+
+
+def _settings_form(sess: SessionInfo) -> None:
+    cfg, k = sess.settings, CHAT_SETTINGS + sess.uuid
+    collections = sorted(set(cached_filter_options(data_key(rs)).collections)
+                         | set(cfg.collections))
+    with st.expander("Session settings", icon=":material/tune:"), st.form(k):
+        c1, c2 = st.columns(2)
+        provider = c1.selectbox("Provider", PROVIDERS, index=PROVIDERS.index(cfg.provider),
+                                format_func=LABELS.get, key=f"{k}.provider")
+        model = c2.text_input("Model", value=cfg.model, key=f"{k}.model",
+                              placeholder=default_model(rs.settings, cfg.provider) or "model",
+                              help="Empty: the provider's default model from the settings.")
+        chosen = st.multiselect("Collections", collections, default=cfg.collections,
+                                key=f"{k}.collections", help="None chosen: all collections.")
+        c3, c4, c5 = st.columns(3)
+        limit = c3.select_slider("Sources (context limit)", CONTEXT_LIMITS,
+                                 value=cfg.context_limit, key=f"{k}.context_limit")
+        temperature = c4.slider("Temperature", 0.0, 1.0, float(cfg.temperature), 0.05,
+                                key=f"{k}.temperature")
+        max_tokens = c5.number_input("Max tokens", 1, MAX_OUTPUT_TOKENS, int(cfg.max_tokens),
+                                     step=256, key=f"{k}.max_tokens")
+        c6, c7 = st.columns(2)
+        policy = c6.selectbox("Retrieval policy", POLICIES, index=POLICIES.index(cfg.policy),
+                              key=f"{k}.policy")
+        profiles = list(PROFILES)
+        profile = c7.selectbox("Answer format", profiles, format_func=PROFILE_LABELS.get,
+                               index=profiles.index(cfg.answer_profile), key=f"{k}.profile")
+        system_prompt = st.text_area("System prompt (added to the fixed rules)",
+                                     value=cfg.system_prompt, key=f"{k}.system_prompt")
+        if st.form_submit_button("Save settings", icon=":material/save:"):
+            try:
+                svc.update_settings(sess.uuid, user=owner, provider=provider, model=model,
+                                    collections=chosen, context_limit=limit,
+                                    temperature=temperature, max_tokens=int(max_tokens),
+                                    policy=policy, answer_profile=profile,
+                                    system_prompt=system_prompt)
+                st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
+                st.rerun()
+            except RagscopeError as e:
+                st.error(md_escape(str(e)))
+
+
+def _ask(sess: SessionInfo, question: str) -> None:
+    try:
+        svc.validate_question(question)
+    except RagscopeError as e:
+        st.error(md_escape(str(e)))
+        return
+    with st.chat_message("user"):
+        st.markdown(_text_md(question))
+    with st.chat_message("assistant"):
+        status, body, text = st.empty(), st.empty(), ""
+        try:
+            for ev in svc.ask_stream(sess.uuid, question, user=owner):
+                if isinstance(ev, Retrieved):
+                    status.caption(f"{len(ev.sources)} source(s) found in "
+                                   f"{ev.retrieval_ms:.0f} ms")
+                elif isinstance(ev, Delta):
+                    text += ev.text
+                    body.markdown(_answer_md(text) + "▌")
+                elif isinstance(ev, Fallback):
+                    text = ""
+                    body.warning(md_escape(ev.notice))
+                elif isinstance(ev, Answered):
+                    st.rerun()  # show it from the store, with sources and figures
+        except RagscopeError as e:
+            st.error(md_escape(str(e)))
+
+
+# ---- the page -----------------------------------------------------------------------------
+
+st.session_state.setdefault(CHAT_CONFIRM_DELETE, False)
+uuid = st.query_params.get("session")
+if not uuid:
+    uuid = svc.fresh_session(user.username).uuid
+    st.query_params["session"] = uuid
+try:
+    sess = svc.get_session(uuid, user=owner)
+except NotFound:
+    st.title("Chat")
+    st.warning("This chat session no longer exists: it was deleted, or the link is wrong.",
+               icon=":material/search_off:")
+    st.button("Start a new chat", key=CHAT_NEW_AFTER_GONE, type="primary", on_click=_new_chat,
+              icon=":material/add_comment:")
+    st.stop()
+
+with st.sidebar:
+    st.button("New chat", key=CHAT_NEW, on_click=_new_chat, icon=":material/add_comment:",
+              use_container_width=True)
+    st.caption(f"This session: {_session_totals(sess)}")
+    for s in svc.list_sessions(user.username, limit=50):
+        st.button(md_escape(s.title[:48]), key=CHAT_OPEN + s.uuid, on_click=_open,
+                  args=(s.uuid,), use_container_width=True,
+                  type="primary" if s.uuid == sess.uuid else "secondary",
+                  help=f"{s.messages // 2} question(s) · {_session_totals(s)}")
+
+flash = st.session_state.pop(CHAT_FLASH, None)
+if flash:
+    (st.success if flash[0] == "success" else st.error)(md_escape(flash[1]))
+
+head, actions = st.columns([5, 1], vertical_alignment="bottom")
+st.session_state[CHAT_TITLE + sess.uuid] = sess.title  # the stored title (also after a rename)
+head.text_input("Session title", key=CHAT_TITLE + sess.uuid, on_change=_rename,
+                args=(sess.uuid,), max_chars=255, help="Edit and press Enter to rename.")
+if not st.session_state[CHAT_CONFIRM_DELETE]:
+    actions.button("Delete", key=CHAT_DELETE, icon=":material/delete:",
+                   on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: True}))
+else:
+    st.warning("Delete this session and all its messages?")
+    d1, d2, _ = st.columns([1, 1, 4])
+    d1.button("Delete for good", key=CHAT_DELETE_CONFIRM, type="primary", on_click=_delete,
+              args=(sess.uuid,))
+    d2.button("Cancel", key=CHAT_DELETE_CANCEL,
+              on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: False}))
+st.caption(f"{LABELS[sess.settings.provider]} · "
+           f"{md_escape(sess.settings.model or default_model(rs.settings, sess.settings.provider))}"
+           f" · {sess.settings.context_limit} sources · "
+           f"{md_escape(', '.join(sess.settings.collections) or 'all collections')}")
+_settings_form(sess)
+
+for m in svc.messages(sess.uuid, user=owner):
+    with st.chat_message(m.role):
+        if m.role == "user":
+            st.markdown(_text_md(m.content))
+        else:
+            _render_answer(m)
+
+question = st.chat_input("Ask a question about your documents", key=CHAT_INPUT)
+if question is not None:
+    _ask(sess, question)

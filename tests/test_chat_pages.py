@@ -1,0 +1,167 @@
+"""The chat and costs pages through AppTest (app.py, signed in, then the page): a new
+session gets a UUID in the URL, a question gets a streamed, cited answer with its sources,
+rename/delete/settings work, a deleted session's URL says so and offers a new session, bad
+input is refused; the costs page draws its charts and offers the CSV."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from backend.chat import ChatService
+from backend.config import Settings
+from backend.services import Ragscope
+from tests.test_pages import build_data_dir, login_as, plain
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory, shared_embedder):
+    """Ingested once per module; every test gets a copy."""
+    d = tmp_path_factory.mktemp("chat_pages") / "var"
+    build_data_dir(d, shared_embedder, ["lumen_release_notes.md"])
+    return d
+
+
+@pytest.fixture
+def data(template, tmp_path, shared_embedder, monkeypatch):
+    """A data dir of its own (the pages write sessions), reusing the session's model."""
+    import backend.embedding
+
+    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    d = tmp_path / "var"
+    shutil.copytree(template, d)
+    return d
+
+
+@pytest.fixture
+def service(data, shared_embedder):
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = shared_embedder
+    yield ChatService(rs)
+    rs.close()
+
+
+def page(monkeypatch, data: Path, name: str, user: str | None = "viewer",
+         session: str | None = None) -> AppTest:
+    """The page file run directly, signed in (pages do not rely on app.py having run);
+    through app.py's navigation when app.py lists the page."""
+    monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
+    wired = f"pages/{name}.py" in Path(APP).read_text(encoding="utf-8")
+    at = AppTest.from_file(APP if wired else str(ROOT / "pages" / f"{name}.py"),
+                           default_timeout=90)
+    if user:
+        login_as(at, user)
+    if session:
+        at.query_params["session"] = session
+    at.run()
+    if wired:
+        at.switch_page(f"pages/{name}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _texts(at: AppTest) -> str:
+    return "\n".join(plain(m.value) for m in at.markdown)
+
+
+def test_chat_answers_a_question_with_citations(monkeypatch, data, service):
+    at = page(monkeypatch, data, "chat")
+    uuid = at.query_params["session"]
+    uuid = uuid[0] if isinstance(uuid, list) else uuid
+    assert service.get_session(uuid).user == "viewer"
+    at.chat_input(key="chat.input").set_value(
+        "Which configuration key replaced gateway.maxConn?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    msgs = service.messages(uuid)
+    assert [m.role for m in msgs] == ["user", "assistant"]
+    answer = msgs[1]
+    assert answer.citations["cited"] and not answer.citations["invalid"]
+    shown = _texts(at)
+    assert "gateway.max_connections" in shown and "[1]" in shown
+    assert "original" in shown and f"query_debug?trace={answer.trace_id}" in shown
+    assert any("extractive" in c.value and "local" in c.value for c in at.caption)
+    titles = [b.label for b in at.sidebar.button if b.key.startswith("chat.open.")]
+    assert titles and plain(titles[0]).startswith("Which configuration key")
+
+
+def test_rename_settings_and_delete(monkeypatch, data, service):
+    at = page(monkeypatch, data, "chat")
+    uuid = service.list_sessions("viewer")[0].uuid
+    at.text_input(key=f"chat.title.{uuid}").set_value("Gateway notes").run()
+    assert service.get_session(uuid).title == "Gateway notes"
+
+    k = f"chat.settings.{uuid}"
+    at.selectbox(key=f"{k}.provider").set_value("ollama")
+    at.select_slider(key=f"{k}.context_limit").set_value(10)
+    at.text_area(key=f"{k}.system_prompt").set_value("Answer in one sentence.")
+    at.button(key=f"FormSubmitter:{k}-Save settings").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    cfg = service.get_session(uuid).settings
+    assert (cfg.provider, cfg.context_limit, cfg.system_prompt) == (
+        "ollama", 10, "Answer in one sentence.")
+
+    at.button(key="chat.delete").click().run()
+    at.button(key="chat.delete_confirm").click().run()
+    assert not at.exception
+    from backend.errors import NotFound
+    with pytest.raises(NotFound):
+        service.get_session(uuid)
+    assert any("Session deleted" in plain(s.value) for s in at.success)
+
+
+def test_a_deleted_session_url_offers_a_new_session(monkeypatch, data, service):
+    gone = service.create_session("viewer")
+    service.delete_session(gone.uuid)
+    at = page(monkeypatch, data, "chat", session=gone.uuid)
+    assert any("no longer exists" in w.value for w in at.warning)
+    at.button(key="chat.new_after_gone").click().run()
+    assert not at.exception and not at.warning
+    now = at.query_params["session"]
+    assert (now[0] if isinstance(now, list) else now) != gone.uuid
+
+
+def test_another_users_session_is_not_shown(monkeypatch, data, service):
+    other = service.create_session("editor")
+    at = page(monkeypatch, data, "chat", session=other.uuid)
+    assert any("no longer exists" in w.value for w in at.warning)
+
+
+def test_empty_and_overlong_messages_are_refused(monkeypatch, data, service):
+    at = page(monkeypatch, data, "chat")
+    at.chat_input(key="chat.input").set_value("x" * 100_000).run()
+    assert any("100,000 characters" in plain(e.value) for e in at.error)
+    at.chat_input(key="chat.input").set_value("   ").run()
+    assert any("empty" in plain(e.value) for e in at.error)
+    assert all(s.messages == 0 for s in service.list_sessions("viewer"))
+
+
+def test_signed_out_user_gets_no_chat(monkeypatch, data):
+    monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
+    at = AppTest.from_file(str(ROOT / "pages" / "chat.py"), default_timeout=60).run()
+    assert [e.value for e in at.error] == ["Please sign in first."]
+
+
+def test_costs_page_charts_and_csv(monkeypatch, data, service):
+    from tests.test_chat import FakeProvider
+
+    priced = ChatService(service.rs, provider_factory=lambda n: FakeProvider("Answer [1]."))
+    s1 = priced.create_session("viewer", provider="anthropic", collections=["samples"])
+    priced.ask(s1.uuid, "How expensive is this?")
+    s2 = service.create_session("editor")
+    service.ask(s2.uuid, "What changed in version 3.2.0?")
+
+    at = page(monkeypatch, data, "costs", user="admin")
+    assert at.get("plotly_chart") and len(at.get("plotly_chart")) == 3
+    assert [m.value for m in at.metric][:1] == ["2"]
+    assert at.get("download_button")
+    for group in ("user", "session", "collection"):
+        at.selectbox(key="costs.group").set_value(group).run()
+        assert not at.exception, [e.value for e in at.exception]
+
+    viewer = page(monkeypatch, data, "costs", user="viewer")
+    assert [m.value for m in viewer.metric][:1] == ["1"]  # only the viewer's own answers
