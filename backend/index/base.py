@@ -70,10 +70,12 @@ class KeywordIndex(Protocol):
 
     def delete(self, chunk_ids: Sequence[str]) -> None: ...
 
-    def search(self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False) -> list[IndexHit]:
+    def search(self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
+               highlight_limit: int | None = None) -> list[IndexHit]:
         """BM25 search. Never raises on query syntax: any user text is a valid query.
         Score = BM25 score (higher is better); highlights = short snippets with the
-        matched terms marked as <b>..</b> (HTML-escaped otherwise)."""
+        matched terms marked as <b>..</b> (HTML-escaped otherwise), for the first
+        `highlight_limit` hits (all when None; snippets cost more than the search)."""
 
     def ids(self) -> set[str]: ...
 

@@ -361,7 +361,8 @@ class ElasticsearchKeywordIndex:
             after = hits[-1]["sort"]
 
     def search(self, query: str, k: int, flt: IndexFilter | None = None, *,
-               fuzzy: bool = False) -> list[IndexHit]:
+               fuzzy: bool = False, highlight_limit: int | None = None) -> list[IndexHit]:
+        # highlight_limit: the server highlights every hit in the same request; no saving.
         body = build_query(query, k, flt, fuzzy, self.field_boosts)
         if body is None:
             return []

@@ -207,7 +207,8 @@ class TantivyKeywordIndex:
         return {searcher.doc(addr)["chunk_id"][0] for _, addr in hits}
 
     def search(
-        self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False
+        self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
+        highlight_limit: int | None = None,
     ) -> list[IndexHit]:
         if k <= 0 or not query or not query.strip():
             return []
@@ -231,6 +232,10 @@ class TantivyKeywordIndex:
         out: list[IndexHit] = []
         for rank, (score, addr) in enumerate(hits, start=1):
             doc = searcher.doc(addr)
+            if highlight_limit is not None and rank > highlight_limit:
+                out.append(IndexHit(chunk_id=doc.get_first("chunk_id"), score=float(score),
+                                    rank=rank))
+                continue
             text = doc.get_first("text_de") or ""
             snippet = _highlight(text, generators)
             if not snippet and fuzzy:

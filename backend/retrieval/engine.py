@@ -112,11 +112,11 @@ class Retriever:
         n = p.candidates
         # The keyword search runs in a worker thread while this thread embeds the query and
         # searches the vectors: both at once, with a single thread handoff.
-        kw_future = (_pool.submit(self._keyword, q.text, n, flt, p.fuzzy)
+        kw_future = (_pool.submit(self._keyword, q.text, n, flt, p.fuzzy, 2 * p.k)
                      if use_kw and use_vec else None)
         outcomes = {}
         if use_kw and not use_vec:
-            outcomes["keyword"] = self._keyword(q.text, n, flt, p.fuzzy)
+            outcomes["keyword"] = self._keyword(q.text, n, flt, p.fuzzy, 2 * p.k)
         if use_vec:
             outcomes["vector"] = self._vector(q.text, n, flt, query_embedding)
         if kw_future is not None:
@@ -175,10 +175,11 @@ class Retriever:
             stages.append(Stage("vector_search", 0.0, {"candidates": n}, error=str(e)))
             return stages, [], f"{type(e).__name__}: {e}", {}
 
-    def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool):
+    def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
         t0 = time.perf_counter()
         try:
-            hits = self.rs.keyword_index.search(text, n, flt, fuzzy=fuzzy)
+            hits = self.rs.keyword_index.search(text, n, flt, fuzzy=fuzzy,
+                                                highlight_limit=limit)
             ranking = [(h.chunk_id, h.score) for h in hits]
             st = Stage("keyword_search", _ms(t0), {"index": self.rs.keyword_index.name,
                                                    "candidates": n, "fuzzy": fuzzy},

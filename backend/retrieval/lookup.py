@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from backend.store.models import Chunk, Document, DocumentVersion, Section
@@ -33,21 +33,25 @@ class ChunkInfo:
     active: bool
 
 
+_CHUNK_INFO = (
+    select(Chunk.id, Chunk.document_id, Chunk.version_id, Chunk.section_id, Chunk.ordinal,
+           Chunk.start, Chunk.end, Chunk.page, Chunk.page_end, Chunk.text,
+           Document.title, Document.filename, Document.doc_type, Document.file_type,
+           Document.source_uri, DocumentVersion.number, DocumentVersion.original_path,
+           DocumentVersion.is_active)
+    .join(Document, Document.id == Chunk.document_id)
+    .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
+    .where(Chunk.id.in_(bindparam("ids", expanding=True)))
+)
+
+
 def chunk_infos(s: Session, ids: Sequence[str]) -> dict[str, ChunkInfo]:
+    """One Core query per 500 ids (no ORM objects: this is on the query hot path)."""
     out: dict[str, ChunkInfo] = {}
     ids = list(ids)
+    conn = s.connection()
     for i in range(0, len(ids), 500):
-        q = (
-            select(Chunk.id, Chunk.document_id, Chunk.version_id, Chunk.section_id, Chunk.ordinal,
-                   Chunk.start, Chunk.end, Chunk.page, Chunk.page_end, Chunk.text,
-                   Document.title, Document.filename, Document.doc_type, Document.file_type,
-                   Document.source_uri, DocumentVersion.number, DocumentVersion.original_path,
-                   DocumentVersion.is_active)
-            .join(Document, Document.id == Chunk.document_id)
-            .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
-            .where(Chunk.id.in_(ids[i:i + 500]))
-        )
-        for row in s.execute(q):
+        for row in conn.execute(_CHUNK_INFO, {"ids": ids[i:i + 500]}):
             out[row[0]] = ChunkInfo(*row)
     return out
 

@@ -120,7 +120,8 @@ class Section(Base):
 
 class Chunk(Base):
     __tablename__ = "chunks"
-    __table_args__ = (Index("ix_chunks_version", "version_id", "ordinal"),)
+    __table_args__ = (Index("ix_chunks_version", "version_id", "ordinal"),
+                      Index("ix_chunks_section", "section_id", "ordinal"))
     # Stable id: derived from the version's content hash and the chunk's position.
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     version_id: Mapped[int] = mapped_column(ForeignKey("document_versions.id", ondelete="CASCADE"))
