@@ -111,6 +111,7 @@ class MaintenanceMixin:
         missing = sorted(set(report["vector_missing"]) | set(report["keyword_missing"]))
         if missing:
             self._readd(missing, set(report["vector_missing"]), set(report["keyword_missing"]))
+        self._record_index_counts()
         return report
 
     def _readd(self, missing: list[str], vmiss: set[str], kmiss: set[str]) -> None:

@@ -119,12 +119,14 @@ class Ingestor(MaintenanceMixin):
                         f"the {name} index was built with other parameters ({detail}); "
                         "run `python -m backend reindex` to rebuild it from the store")
 
-    def _record_index_counts(self, delta: int) -> None:
+    def _record_index_counts(self, delta: int | None = None) -> None:
+        """Record how many chunks the indexes hold: counted from the store (active, indexed
+        versions), so a crash between index writes and this update cannot leave it wrong.
+        `delta` is accepted for callers that know the change; the count is what is stored."""
         params = self.rs.index_params()
         with self.store.session() as s:
+            count = repo.active_chunk_count(s)
             for name in ("vector", "keyword"):
-                meta = repo.get_index_meta(s, name)
-                count = max(0, (meta.chunk_count if meta else 0) + delta)
                 repo.put_index_meta(s, name, params[name]["backend"], params[name], count,
                                     rebuilt=False)
 

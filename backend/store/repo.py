@@ -209,6 +209,12 @@ def active_versions(s: Session) -> list[DocumentVersion]:
         .order_by(DocumentVersion.id)))
 
 
+def active_chunk_count(s: Session) -> int:
+    return s.scalar(
+        select(func.count(Chunk.id)).join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
+        .where(DocumentVersion.is_active.is_(True), DocumentVersion.status == "indexed")) or 0
+
+
 def counts(s: Session) -> dict[str, int]:
     return {
         "collections": s.scalar(select(func.count(Collection.id))) or 0,
