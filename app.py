@@ -36,6 +36,7 @@ PAGES = {
         ("pages/crawl.py", "Crawl", ":material/travel_explore:", "editor")],
     "Retrieval": [
         ("pages/query_debug.py", "Query debug", ":material/troubleshoot:", "viewer"),
+        ("pages/evaluation.py", "Evaluation", ":material/analytics:", "viewer"),
         ("pages/costs.py", "Costs", ":material/payments:", "viewer")],
     "Admin": [
         ("pages/admin_users.py", "Users", ":material/group:", "admin"),

@@ -18,7 +18,7 @@ class EvalGoldenset(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
     # What `relevant[].doc` names: "filename" (sample corpus) or "beir" (BEIR document ids,
-    # stored as the document's source_uri beir://<dataset>/<id>).
+    # kept in the document's meta as beir_id by the BEIR import).
     doc_key: Mapped[str] = mapped_column(String(20), default="filename")
     collection: Mapped[str | None] = mapped_column(String(200), nullable=True)
     source: Mapped[str] = mapped_column(String(1000), default="")  # file path, beir:DIR, editor
