@@ -2,7 +2,7 @@
 server (`chroma run`) when `chroma_url` is set.
 
 The collection never gets an embedding function (`embedding_function=None`) and is never
-queried with `query_texts=`: both would make Chroma fetch its default ONNX model. Vectors
+queried by query text: both would make Chroma fetch its default ONNX model. Vectors
 come from `backend.embedding.Embedder`.
 
 HNSW: Chroma's defaults (ef_construction=ef_search=100, M=16) gave recall@10 of 0.86
