@@ -112,11 +112,11 @@ class Retriever:
         n = p.candidates
         # The keyword search runs in a worker thread while this thread embeds the query and
         # searches the vectors: both at once, with a single thread handoff.
-        kw_future = (_pool.submit(self._keyword, q.text, n, flt, p.fuzzy, 2 * p.k)
+        kw_future = (_pool.submit(self._keyword, q.text, n, flt, p.fuzzy, p.k)
                      if use_kw and use_vec else None)
         outcomes = {}
         if use_kw and not use_vec:
-            outcomes["keyword"] = self._keyword(q.text, n, flt, p.fuzzy, 2 * p.k)
+            outcomes["keyword"] = self._keyword(q.text, n, flt, p.fuzzy, p.k)
         if use_vec:
             outcomes["vector"] = self._vector(q.text, n, flt, query_embedding)
         if kw_future is not None:
