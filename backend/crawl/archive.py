@@ -24,7 +24,7 @@ def archive_document(ingestor: Ingestor, doc_id: int, reason: str) -> bool:
         doc.meta = {**(doc.meta or {}), "archived_version_id": version_id,
                     "archived_reason": reason, "archived_at": utcnow().isoformat()}
     if removed:
-        ingestor._record_index_counts(-removed)
+        ingestor._record_index_counts()
     return True
 
 

@@ -31,13 +31,14 @@ class MaintenanceMixin:
             indexed = [self._indexed(c, doc, sec_titles.get(c.section_id, ""), v.language)
                        for c in chunks]
         self._add_to_indexes(indexed)
-        removed = self._deactivate(old) if old else 0
+        if old:
+            self._deactivate(old)
         with self.store.session() as s:
             v = s.get(DocumentVersion, version_id)
             v.is_active = True
             v.document.active_version_id = version_id
             v.document.status = "active"
-        self._record_index_counts(len(indexed) - removed)
+        self._record_index_counts()
 
     def delete_document(self, ref: int | str) -> int:
         """Remove a document, all its versions, chunks and original files it alone used."""
@@ -46,8 +47,6 @@ class MaintenanceMixin:
             doc_id = doc.id
             ids = [c.id for v in doc.versions for c in repo.chunks_of(s, v.id)]
             originals = [v.original_path for v in doc.versions if v.original_path]
-            active = doc.active_version_id
-            active_n = len(repo.chunks_of(s, active)) if active else 0
         self._delete_from_indexes(ids)
         with self.store.session() as s:
             doc = s.get(Document, doc_id)
@@ -58,7 +57,7 @@ class MaintenanceMixin:
             s.delete(doc)
         for rel in originals:
             (self.settings.originals_dir / rel).unlink(missing_ok=True)
-        self._record_index_counts(-active_n)
+        self._record_index_counts()
         return doc_id
 
     # ---- consistency ----------------------------------------------------------------------

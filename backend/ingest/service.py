@@ -66,10 +66,9 @@ class Ingestor(MaintenanceMixin):
                         f"the {name} index was built with other parameters ({detail}); "
                         "run `python -m backend reindex` to rebuild it from the store")
 
-    def _record_index_counts(self, delta: int | None = None) -> None:
+    def _record_index_counts(self) -> None:
         """Record how many chunks the indexes hold: counted from the store (active, indexed
-        versions), so a crash between index writes and this update cannot leave it wrong.
-        `delta` is accepted for callers that know the change; the count is what is stored."""
+        versions), so a crash between index writes and this update cannot leave it wrong."""
         params = self.rs.index_params()
         with self.store.session() as s:
             count = repo.active_chunk_count(s)
@@ -102,9 +101,12 @@ class Ingestor(MaintenanceMixin):
         pending: list[_Pending] = []
         status = "done"
 
+        failed = 0
+
         def report(out: IngestOutcome) -> bool:
+            nonlocal failed
             outcomes.append(out)
-            failed = sum(not o.ok for o in outcomes)
+            failed += not out.ok
             cancel = update_job(self.store, job_id, done=len(outcomes) - failed, failed=failed,
                                 message=f"{out.filename}: {out.status}")
             if on_progress:
@@ -349,16 +351,15 @@ class Ingestor(MaintenanceMixin):
         if not pending:
             return []
         self._add_to_indexes([c for p in pending for c in p.chunks])
-        removed = 0
         for p in pending:
             if p.old_active:
-                removed += self._deactivate(p.old_active)
+                self._deactivate(p.old_active)
             with self.store.session() as s:
                 version = s.get(DocumentVersion, p.outcome.version_id)
                 version.status, version.is_active = "indexed", True
                 doc = s.get(Document, p.outcome.document_id)
                 doc.active_version_id, doc.status = version.id, "active"
-        self._record_index_counts(sum(len(p.chunks) for p in pending) - removed)
+        self._record_index_counts()
         return [p.outcome for p in pending]
 
     @staticmethod

@@ -66,7 +66,7 @@ class Retriever:
         if q.inventory:
             policies.inventory(self, q, p, flt, result)
             return self._finish(result, t_all)
-        fused, stage_scores = self._candidates(q, p, flt, trace, result, query_embedding)
+        fused, stage_scores, highlights = self._candidates(q, p, flt, trace, result, query_embedding)
         if not fused:
             return self._finish(result, t_all)
         t0 = time.perf_counter()
@@ -74,7 +74,7 @@ class Retriever:
             infos = lookup.chunk_infos(s, [i for i, _ in fused])
         fused = [(i, sc) for i, sc in fused if i in infos and infos[i].active]
         trace.stages.append(Stage("lookup", _ms(t0), {"found": len(infos)}))
-        hits = self._hits(fused, stage_scores, infos)
+        hits = self._hits(fused, stage_scores, highlights, infos)
         hits = self._boost(q, p, hits, trace)
         hits = policies.apply(self, p, hits, result)
         if p.rerank:
@@ -151,8 +151,7 @@ class Retriever:
             "method": method, "rrf_k": p.rrf_k if method == "rrf" else None,
             "weights": weights, "normalisation": p.normalisation if method == "weighted" else None,
             "retrievers": sorted(rankings)}, _cands(fused)))
-        stage_scores["highlights"] = highlights_by_id
-        return fused, stage_scores
+        return fused, stage_scores, highlights_by_id
 
     def _weights(self, q: ParsedQuery, p: RetrievalParams) -> dict[str, float]:
         w = p.vector_weight if p.vector_weight is not None else VECTOR_WEIGHT.get(q.language, 0.5)
@@ -189,8 +188,7 @@ class Retriever:
             st = Stage("keyword_search", _ms(t0), {"candidates": n}, error=f"{type(e).__name__}: {e}")
             return [st], [], f"{type(e).__name__}: {e}", {}
 
-    def _hits(self, fused, stage_scores, infos) -> list[Hit]:
-        hl = stage_scores.get("highlights", {})
+    def _hits(self, fused, stage_scores, hl, infos) -> list[Hit]:
         vec, kw = stage_scores.get("vector", {}), stage_scores.get("keyword", {})
         hits = []
         for r, (cid, score) in enumerate(fused, 1):
