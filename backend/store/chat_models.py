@@ -1,6 +1,7 @@
 """Models of the chat: sessions (one per conversation, with its settings) and messages
 (questions and answers, with sources, citation check, tokens, cost, model and latency).
-Deleting a session deletes its messages (ON DELETE CASCADE). Migration 0004."""
+Deleting a session deletes its messages (ON DELETE CASCADE). Migration 0004; the side table of
+the documents an answer's sources come from: migration 0007."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -33,6 +34,10 @@ class ChatSession(Base):
                                                     index=True)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                  onupdate=utcnow)
+    # a chatbot's conversation (migration 0018); None for the chat page's own sessions
+    chatbot_id: Mapped[int | None] = mapped_column(
+        ForeignKey("chatbots.id", ondelete="CASCADE", name="fk_chat_sessions_chatbot_id"),
+        nullable=True, index=True)
 
     messages: Mapped[list["ChatMessage"]] = relationship(
         back_populates="session", cascade="all, delete-orphan", passive_deletes=True,
@@ -67,3 +72,13 @@ class ChatMessage(Base):
                                                  index=True)
 
     session: Mapped[ChatSession] = relationship(back_populates="messages")
+
+
+class ChatMessageDocument(Base):
+    """Which documents an answer's sources come from, so deleting a document finds the
+    messages to mark without reading every message's sources JSON (migration 0007)."""
+
+    __tablename__ = "chat_message_documents"
+    message_id: Mapped[int] = mapped_column(
+        ForeignKey("chat_messages.id", ondelete="CASCADE"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(Integer, primary_key=True, index=True)

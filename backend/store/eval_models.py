@@ -1,4 +1,4 @@
-"""Models of evaluation (migration 0005): goldensets (questions with their relevant documents,
+"""Models of evaluation (migrations 0005, 0008): goldensets (questions with their relevant documents,
 edited on the evaluation page or imported from a file or a BEIR dataset), evaluation runs (one
 retrieval configuration evaluated on one goldenset, with the configuration, the index metadata
 and the aggregated metrics) and their per-query results."""
@@ -32,8 +32,13 @@ class EvalGoldenset(Base):
 
 class EvalRun(Base):
     __tablename__ = "eval_runs"
-    __table_args__ = (Index("ix_eval_runs_goldenset", "goldenset_name", "created_at"),)
+    __table_args__ = (Index("ix_eval_runs_goldenset", "goldenset_name", "created_at"),
+                      Index("ix_eval_runs_kind", "kind", "created_at"))
     id: Mapped[int] = mapped_column(primary_key=True)
+    # "retrieval" (a retrieval configuration on a goldenset) or "answers" (a provider on an
+    # answer goldenset; migration 0008)
+    kind: Mapped[str] = mapped_column(String(20), default="retrieval",
+                                      server_default="retrieval")
     batch: Mapped[str] = mapped_column(String(36), index=True)  # configurations run together
     goldenset_id: Mapped[int | None] = mapped_column(
         ForeignKey("eval_goldensets.id", ondelete="SET NULL"), nullable=True)
@@ -63,3 +68,5 @@ class EvalResult(Base):
     relevant: Mapped[dict] = mapped_column(JSON, default=dict)  # {doc key: grade}
     trace_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     latency_ms: Mapped[float] = mapped_column(Float, default=0.0)
+    # answer runs: the answer text, cited documents, the expected answers (migration 0008)
+    details: Mapped[dict | None] = mapped_column(JSON, nullable=True)

@@ -28,11 +28,16 @@ class Base(DeclarativeBase):
 
 
 class Collection(Base):
+    """A named set of documents. Each collection belongs to one knowledge base, the unit
+    access groups grant (backend/store/acl_models.py, docs/security.md)."""
+
     __tablename__ = "collections"
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     description: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    knowledge_base_id: Mapped[int] = mapped_column(
+        ForeignKey("knowledge_bases.id", ondelete="RESTRICT"), index=True)
 
 
 class CollectionDocument(Base):
@@ -94,6 +99,12 @@ class DocumentVersion(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     meta: Mapped[dict] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # classification (backend/ingest/classify.py; migration 0014): the primary type, the
+    # processing profile its sections and chunks were cut with, and the rest of the result
+    # (secondary_types, traits, confidence, signals, reasoning_short, method, model, ...)
+    primary_type: Mapped[str | None] = mapped_column(String(50), nullable=True, index=True)
+    processing_profile: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    classification: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
     document: Mapped[Document] = relationship(back_populates="versions",
                                               foreign_keys=[document_id])
@@ -175,7 +186,12 @@ class Job(Base):
 
 
 class RetrievalTrace(Base):
+    """A persisted retrieval (query debug, chat, `search --save-trace`, evaluation runs).
+    `owner_kind`/`owner` say who asked: ("user", user name) or ("system", "cli" | "eval");
+    both NULL for traces stored before migration 0007 (visible to admins only)."""
+
     __tablename__ = "retrieval_traces"
+    __table_args__ = (Index("ix_retrieval_traces_owner", "owner_kind", "owner", "created_at"),)
     id: Mapped[str] = mapped_column(String(36), primary_key=True)  # uuid
     query: Mapped[str] = mapped_column(Text)
     policy: Mapped[str] = mapped_column(String(30))
@@ -185,7 +201,26 @@ class RetrievalTrace(Base):
     total_ms: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                  index=True)
+    owner_kind: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    owner: Mapped[str | None] = mapped_column(String(200), nullable=True)
+
+
+class TraceDocument(Base):
+    """Which documents a stored trace shows (its hits and document list), so deleting a
+    document finds the traces to scrub without reading every trace's JSON. No foreign key
+    to documents: a trace may name a document deleted while the query ran."""
+
+    __tablename__ = "trace_documents"
+    trace_id: Mapped[str] = mapped_column(
+        ForeignKey("retrieval_traces.id", ondelete="CASCADE"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(Integer, primary_key=True, index=True)
 
 from backend.store import crawl_models as _crawl_models  # noqa: E402,F401  (crawl tables)
 from backend.store import chat_models as _chat_models  # noqa: E402,F401  (chat tables)
 from backend.store import eval_models as _eval_models  # noqa: E402,F401  (evaluation tables)
+from backend.store import acl_models as _acl_models  # noqa: E402,F401  (knowledge bases, groups)
+from backend.store import token_models as _token_models  # noqa: E402,F401  (API tokens)
+from backend.store import analysis_models as _analysis_models  # noqa: E402,F401  (analysis artifacts)
+from backend.store import doctype_models as _doctype_models  # noqa: E402,F401  (document types)
+from backend.store import git_models as _git_models  # noqa: E402,F401  (Git sources)
+from backend.store import chatbot_models as _chatbot_models  # noqa: E402,F401  (chatbots)

@@ -8,6 +8,7 @@ from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.orm import Session
 
 from backend.errors import NotFound
+from backend.store.acl_models import DEFAULT_KNOWLEDGE_BASE, KnowledgeBase
 from backend.store.models import (
     Chunk,
     Collection,
@@ -21,16 +22,35 @@ from backend.store.models import (
 # ---- collections ----------------------------------------------------------------------
 
 
-def get_or_create_collection(s: Session, name: str, description: str = "") -> Collection:
+def get_or_create_knowledge_base(s: Session, name: str = DEFAULT_KNOWLEDGE_BASE,
+                                 description: str = "") -> KnowledgeBase:
+    kb = s.scalar(select(KnowledgeBase).where(KnowledgeBase.name == name))
+    if kb is None:
+        kb = KnowledgeBase(name=name, description=description)
+        s.add(kb)
+        s.flush()
+    return kb
+
+
+def get_or_create_collection(s: Session, name: str, description: str = "", *,
+                             knowledge_base: str | None = None) -> Collection:
+    """The collection of this name; a new one goes into `knowledge_base` (default: the
+    knowledge base `default`, created when missing). An existing collection stays where it
+    is (backend/acl.py moves collections)."""
     name = name.strip()
     if not name:
         raise ValueError("collection name must not be empty")
     c = s.scalar(select(Collection).where(Collection.name == name))
     if c is None:
-        c = Collection(name=name, description=description)
+        kb = get_or_create_knowledge_base(s, knowledge_base or DEFAULT_KNOWLEDGE_BASE)
+        c = Collection(name=name, description=description, knowledge_base_id=kb.id)
         s.add(c)
         s.flush()
     return c
+
+
+def find_collection(s: Session, name: str) -> Collection | None:
+    return s.scalar(select(Collection).where(Collection.name == name))
 
 
 def get_collection(s: Session, name: str) -> Collection:
@@ -58,6 +78,45 @@ def link(s: Session, collection: Collection, document_id: int) -> bool:
     s.add(CollectionDocument(collection_id=collection.id, document_id=document_id))
     s.flush()
     return True
+
+
+def memberships(s: Session, document_ids: Sequence[int]) -> dict[int, dict[str, tuple[int, ...]]]:
+    """What the indexes store per chunk of these documents ({doc: {"collection": (ids)}});
+    every kind of `backend.index.base.MEMBERSHIP_KINDS` is answered here."""
+    out: dict[int, dict[str, list[int]]] = {int(d): {"collection": []} for d in document_ids}
+    ids = list(out)
+    for i in range(0, len(ids), 500):
+        rows = s.execute(select(CollectionDocument.document_id, CollectionDocument.collection_id)
+                         .where(CollectionDocument.document_id.in_(ids[i:i + 500])))
+        for doc_id, coll_id in rows:
+            out[doc_id]["collection"].append(coll_id)
+    return {d: {k: tuple(sorted(v)) for k, v in m.items()} for d, m in out.items()}
+
+
+def collection_ids(s: Session, names: Sequence[str]) -> list[int]:
+    """Ids of the named collections; NotFound (naming the known ones) for an unknown name."""
+    return [get_collection(s, n).id for n in names]
+
+
+def collections_have_documents(s: Session, collection_ids: Sequence[int]) -> bool:
+    q = select(CollectionDocument.document_id).where(
+        CollectionDocument.collection_id.in_(list(collection_ids))).limit(1)
+    return s.scalar(q) is not None
+
+
+def active_chunks_of_documents(s: Session, document_ids: Sequence[int]) -> dict[int, list[str]]:
+    """Chunk ids of the active versions of these documents."""
+    out: dict[int, list[str]] = {}
+    ids = list(document_ids)
+    for i in range(0, len(ids), 500):
+        q = (select(Document.id, Chunk.id)  # via the active version (chunks by version_id)
+             .join(Chunk, Chunk.version_id == Document.active_version_id)
+             .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
+             .where(Document.id.in_(ids[i:i + 500]), DocumentVersion.is_active.is_(True),
+                    DocumentVersion.status == "indexed"))
+        for doc_id, cid in s.execute(q):
+            out.setdefault(doc_id, []).append(cid)
+    return out
 
 
 def document_collections(s: Session, document_id: int) -> list[str]:
