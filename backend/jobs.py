@@ -110,3 +110,21 @@ def mark_dead_jobs(store: Store) -> int:
 def recent_jobs(store: Store, limit: int = 20) -> list[Job]:
     with store.session() as s:
         return list(s.scalars(select(Job).order_by(Job.id.desc()).limit(limit)))
+
+
+def add_job_result(store: Store, job_id: int, **values) -> None:
+    """Add entries to a finished job's result (e.g. the per-file outcomes of an upload)."""
+    with store.session() as s:
+        job = s.get(Job, job_id)
+        if job is not None:
+            job.result = {**(job.result or {}), **values}
+
+
+def get_job(store: Store, job_id: int) -> Job:
+    from backend.errors import NotFound
+
+    with store.session() as s:
+        job = s.get(Job, int(job_id))
+        if job is None:
+            raise NotFound(f"job {job_id} not found")
+        return job

@@ -16,15 +16,16 @@ def archive_document(ingestor: Ingestor, doc_id: int, reason: str) -> bool:
         if doc is None or doc.status == "archived":
             return False
         version_id = doc.active_version_id
-    removed = ingestor._deactivate(version_id) if version_id else 0
-    with ingestor.store.session() as s:
-        doc = s.get(Document, doc_id)
-        doc.status = "archived"
-        doc.active_version_id = None
-        doc.meta = {**(doc.meta or {}), "archived_version_id": version_id,
-                    "archived_reason": reason, "archived_at": utcnow().isoformat()}
-    if removed:
-        ingestor._record_index_counts()
+    with ingestor.rs.index_lock.hold("archive a document"):
+        removed = ingestor._deactivate(version_id) if version_id else 0
+        with ingestor.store.session() as s:
+            doc = s.get(Document, doc_id)
+            doc.status = "archived"
+            doc.active_version_id = None
+            doc.meta = {**(doc.meta or {}), "archived_version_id": version_id,
+                        "archived_reason": reason, "archived_at": utcnow().isoformat()}
+        if removed:
+            ingestor._record_index_counts()
     return True
 
 

@@ -1,11 +1,13 @@
 """The crawl of one web source: a breadth-first frontier with depth and page limits.
 
 Worker threads only fetch (politeness delay and concurrency limit per host, see `HostGate`);
-the coordinating thread admits URLs (robots.txt, sitemap lastmod), extracts links, ingests
-and records every outcome with its reason. After every page the run's progress, pending
-frontier (including requests in flight) and seen set are saved, so a cancelled or crashed run
-resumes where it stopped. Cancelling lets the requests in flight finish and keeps what was
-fetched."""
+the coordinating thread admits URLs (robots.txt, sitemap lastmod), extracts links and hands
+pages to ingest to one `Ingestor.ingest_many` call (the crawl loop is its source of items),
+so pages are extracted, embedded in batches and published while the next ones are fetched;
+every outcome is recorded with its reason when ingestion reports it. After every page the
+run's progress, pending frontier (including requests in flight and pages not yet through
+ingestion) and seen set are saved, so a cancelled or crashed run resumes where it stopped.
+Cancelling lets the requests in flight finish and keeps what was fetched."""
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +16,7 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterator
@@ -28,6 +30,7 @@ from backend.crawl.robots import RobotsCache, origin
 from backend.crawl.runs import Event, Progress
 from backend.crawl.scope import Scope, extract_links, normalize_url
 from backend.crawl.sitemap import discover, parse_lastmod
+from backend.ingest.records import IngestItem, IngestProgress
 from backend.ingest.service import Ingestor
 from backend.store.crawl_models import CrawlSource
 from backend.store.models import utcnow
@@ -36,6 +39,16 @@ log = logging.getLogger(__name__)
 ProgressCallback = Callable[[Progress], None]
 MAX_ROBOTS_DELAY_S = 30.0
 FRONTIER_SAVE_S = 2.0
+
+
+@dataclass
+class _Fetched:
+    """What the crawler remembers about a page while it is being ingested."""
+    task: "Task"
+    state: dict
+    sha: str
+    status: int | None
+    size: int
 
 
 @dataclass
@@ -85,8 +98,10 @@ class CrawlRunner:
         self.src: CrawlSource = src
         self.settings = ingestor.settings
         self.on_progress = on_progress
+        # every request of the run (pages, robots.txt, sitemaps), every hop, stays in scope
+        self.scope = Scope.for_start(src.start_url, src.include_subdomains)
         self.fetcher = Fetcher.from_settings(self.settings, guard, src.concurrency,
-                                             **fetch_overrides)
+                                             scope=self.scope.contains, **fetch_overrides)
         self.robots = RobotsCache(self.fetcher, self.settings.crawl_user_agent)
         self.gate = HostGate(src.concurrency)
         self.states = PageStates(ingestor, src.id)
@@ -95,10 +110,7 @@ class CrawlRunner:
         self.seen: set[str] = set(run.seen)
         self.counters: Counter[str] = Counter(run.counters)
         self.fresh = not run.counters
-        self.scope = Scope.for_start(src.start_url, src.include_subdomains)
         start = self.known.get(normalize_url(src.start_url))
-        if start is not None and start.final_url:
-            self.scope.adopt(start.final_url)
         self.lastmods: dict[str, datetime] = {t.url: t.lastmod for t in self.frontier if t.lastmod}
         # pages handled earlier in this run (before a cancel or crash) count as reached
         self.reached: set[str] = self.states.urls_of_run(run_id)
@@ -107,6 +119,8 @@ class CrawlRunner:
         self.start_ok = start is not None and start.url in self.reached and start.usable
         self.job_id = 0
         self._frontier_saved = 0.0
+        self.ingesting: dict[str, Task] = {}  # handed to ingestion, outcome not yet known
+        self.cancelled = False
 
     # ---- the run ------------------------------------------------------------------------
 
@@ -126,7 +140,9 @@ class CrawlRunner:
             log.exception("crawl run %s failed", self.run_id)
             status, error = "failed", f"{type(e).__name__}: {e}"
         finally:
-            self.frontier.extendleft(reversed(list(inflight.values())))
+            self.frontier.extendleft(reversed(list(inflight.values())
+                                              + list(self.ingesting.values())))
+            self.ingesting.clear()
             self.current_url = ""
             self._save(final=True)
             runs.finish(self.store, self.run_id, status, error)
@@ -134,28 +150,40 @@ class CrawlRunner:
         return runs.progress(self.store, self.run_id)
 
     def _loop(self, inflight: dict[Future, Task]) -> bool:
-        cancelled = False
+        """Fetch and handle pages; pages to ingest go through one `ingest_many` call, so
+        extraction and embedding of fetched pages overlap the fetching of the next ones."""
+        self.cancelled = False
+        self.ingestor.ingest_many(self._pages(inflight), collection=self.src.collection,
+                                  source_kind="crawl", job_id=self.job_id,
+                                  on_progress=self._ingested)
+        return self.cancelled
+
+    def _pages(self, inflight: dict[Future, Task]) -> Iterator[IngestItem | None]:
+        """The crawl loop as a source of pages to ingest (None: nothing to ingest now)."""
         conc = self.src.concurrency
         with ThreadPoolExecutor(max_workers=conc, thread_name_prefix="crawl") as pool:
             while True:
-                while (not cancelled and len(inflight) < conc and self.frontier
+                while (not self.cancelled and len(inflight) < conc and self.frontier
                        and self.counters["pages"] + len(inflight) < self.src.max_pages):
                     task = self.frontier.popleft()
                     fut = self._admit(task, pool)
                     if fut is not None:
                         inflight[fut] = task
                 if self.events and not inflight:
-                    cancelled = self._save(inflight) or cancelled
+                    self.cancelled = self._save(inflight) or self.cancelled
                 if not inflight:
-                    if (cancelled or not self.frontier
+                    if (self.cancelled or not self.frontier
                             or self.counters["pages"] >= self.src.max_pages):
-                        return cancelled
+                        return
                     continue
                 done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
                 for fut in done:
                     task = inflight.pop(fut)
-                    self._handle(task, self._result(task, fut))
-                    cancelled = self._save(inflight) or cancelled
+                    item = self._handle(task, self._result(task, fut))
+                    if item is not None:
+                        self.ingesting[task.url] = task
+                    self.cancelled = self._save(inflight) or self.cancelled
+                    yield item
 
     def _admit(self, task: Task, pool: ThreadPoolExecutor) -> Future | None:
         """Start fetching a task, or settle it without a request (robots, sitemap lastmod)."""
@@ -199,13 +227,13 @@ class CrawlRunner:
 
     # ---- one fetched page ---------------------------------------------------------------
 
-    def _handle(self, task: Task, res: FetchResult) -> None:
+    def _handle(self, task: Task, res: FetchResult) -> IngestItem | None:
+        """Settle a fetched page, or return it as an item to ingest."""
         self.counters["pages"] += 1
         self.current_url = task.url
         self.reached.add(task.url)
         known = self.known.get(task.url)
-        if task.depth == 0 and not res.refused:
-            self.scope.adopt(res.final_url)
+        item = None
         if res.refused:
             self._event(Event(task.url, "refused", res.error or "refused"))
         elif res.not_modified and known is not None and known.usable:
@@ -213,9 +241,10 @@ class CrawlRunner:
         elif not res.ok:
             self._handle_error(task, res, known)
         else:
-            self._handle_content(task, res, known)
+            item = self._handle_content(task, res, known)
         if task.depth == 0 and self.fresh and self.src.use_sitemap and not res.refused:
             self._seed_sitemaps(res.final_url)
+        return item
 
     def _settle_unchanged(self, task: Task, known: KnownPage, reason: str,
                           status: int | None) -> None:
@@ -236,7 +265,8 @@ class CrawlRunner:
             self.states.record(task.url, self.run_id, state="failed", http_status=res.status,
                                depth=task.depth)
 
-    def _handle_content(self, task: Task, res: FetchResult, known: KnownPage | None) -> None:
+    def _handle_content(self, task: Task, res: FetchResult, known: KnownPage | None
+                        ) -> IngestItem | None:
         final = normalize_url(res.final_url)
         self.start_ok = self.start_ok or task.depth == 0
         self.reached.add(final)
@@ -250,11 +280,11 @@ class CrawlRunner:
             if page.noindex:
                 self._event(Event(task.url, "skipped", "robots meta tag says noindex",
                                   res.status))
-                return
+                return None
         if ext is None:
             self._event(Event(task.url, "skipped", "unsupported content type "
                               f"'{res.content_type or 'none'}'", res.status))
-            return
+            return None
         sha = hashlib.sha256(res.content).hexdigest()
         page_state = dict(final_url=final, etag=res.headers.get("etag", "")[:500],
                           last_modified=res.headers.get("last-modified", "")[:100],
@@ -264,19 +294,27 @@ class CrawlRunner:
             self._event(Event(task.url, "unchanged", "same content hash as last crawl",
                               res.status, known.document_id, len(res.content)))
             self.states.record(task.url, self.run_id, **page_state)
-            return
-        out = self.ingestor.ingest_bytes(
-            res.content, filename_for(final, ext), collection=self.src.collection,
-            source_kind="crawl", source_uri=final, job_id=self.job_id,
+            return None
+        return IngestItem(
+            filename_for(final, ext), data=res.content, source_uri=final, source_kind="crawl",
             meta={"url": final, "requested_url": task.url, "content_type": res.content_type,
-                  "crawl_source": self.src.name, "redirects": res.redirects})
-        event = self.states.after_ingest(task.url, out)
-        event.http_status, event.size_bytes = res.status, len(res.content)
+                  "crawl_source": self.src.name, "redirects": res.redirects},
+            context=_Fetched(task, page_state, sha, res.status, len(res.content)))
+
+    def _ingested(self, p: IngestProgress) -> None:
+        """An ingested page's outcome: its event and what is known about it."""
+        if p.item is None:
+            return
+        page: _Fetched = p.item.context
+        out = p.outcome
+        self.ingesting.pop(page.task.url, None)
+        event = self.states.after_ingest(page.task.url, out)
+        event.http_status, event.size_bytes = page.status, page.size
         self._event(event)
         changed = event.outcome in ("new", "changed", "restored")
-        self.states.record(task.url, self.run_id, **page_state, document_id=out.document_id,
-                           state="active" if out.ok else "failed",
-                           content_sha=sha if out.ok else "",
+        self.states.record(page.task.url, self.run_id, **page.state,
+                           document_id=out.document_id, state="active" if out.ok else "failed",
+                           content_sha=page.sha if out.ok else "",
                            **({"changed_at": utcnow()} if changed else {}))
 
     # ---- frontier -----------------------------------------------------------------------
@@ -295,13 +333,20 @@ class CrawlRunner:
                 self.frontier.append(Task(url, depth, self.lastmods.get(url)))
 
     def _seed_sitemaps(self, start_url: str) -> None:
+        """Queue the in-scope URLs of the site's sitemaps; sitemaps and entries outside the
+        scope are recorded and dropped, never fetched."""
         self.fresh = False
         urls = [origin(start_url) + "/sitemap.xml"]
         if self.src.respect_robots:
             urls = self.robots.rules(start_url).sitemaps + urls
-        entries, problems = discover(self.fetcher, urls)
-        for p in problems:
-            self._event(Event(start_url, "skipped", p))
+        found = discover(self.fetcher, urls, self.scope.contains)
+        for url, problem in found.problems:
+            self._event(Event(url, "skipped", problem))
+        for url, reason in found.out_of_scope:
+            self._event(Event(url, "skipped", reason))
+            with suppress(ValueError):  # a malformed URL is out of scope too
+                self.seen.add(normalize_url(url))
+        entries = found.entries
         for e in entries:
             url = normalize_url(e.url)
             if e.lastmod:
@@ -310,6 +355,7 @@ class CrawlRunner:
                 if task.url == url and e.lastmod:
                     task.lastmod = e.lastmod
         self.counters["sitemap_urls"] = len(entries)
+        self.counters["sitemap_out_of_scope"] = len(found.out_of_scope)
         self._enqueue([normalize_url(e.url) for e in entries], 0)
 
     def _archive_missing(self) -> None:
@@ -331,7 +377,9 @@ class CrawlRunner:
         requested by the progress callback is seen at once. The frontier and seen set are
         written at most every FRONTIER_SAVE_S (and at the end): a resume after a crash may
         fetch a few pages again, which ingestion recognises as unchanged."""
-        pending = list((inflight or {}).values()) + list(self.frontier)
+        # pages fetched but not yet through ingestion are fetched again after a crash
+        pending = (list((inflight or {}).values()) + list(self.ingesting.values())
+                   + list(self.frontier))
         total = self._pages_total(len(inflight or {}))
         if self.on_progress is not None:
             self.on_progress(Progress(self.run_id, self.src.id, "running",

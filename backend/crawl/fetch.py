@@ -1,11 +1,21 @@
-"""HTTP fetching for the crawler: redirects followed by hand so every hop passes the guard,
-connections opened only to addresses the guard accepted (re-checked at connect time), bodies
-streamed with a size limit, timeouts, and bounded retries with exponential backoff on 5xx
-answers, timeouts and connection errors. No proxies from the environment, no JavaScript."""
+"""HTTP fetching for the crawler: redirects followed by hand so every hop passes the guard
+and the crawl scope, connections opened only to addresses the guard accepted (re-checked at
+connect time), bodies streamed with a size limit, one overall deadline per attempt, and
+bounded retries with exponential backoff on 5xx answers, timeouts and connection errors.
+No proxies from the environment, no JavaScript.
+
+The deadline: httpx's timeouts are per operation (a read timeout starts again with every
+byte received), so a server trickling its headers a byte at a time is never cut by them.
+`Fetcher` therefore sets a wall-clock deadline (`crawl_timeout_s` from the start of the
+attempt) in a context variable, and every socket operation of the guarded network backend
+(connect, TLS handshake, read, write) waits at most until that deadline (`DeadlineStream`).
+httpx runs a synchronous request in the calling thread, so the variable set by the fetching
+thread is the one its socket operations see, also on pooled connections."""
 from __future__ import annotations
 
 import re
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 from pathlib import PurePosixPath
@@ -20,14 +30,52 @@ from backend.crawl.guard import UrlGuard
 from backend.errors import UrlRefused
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_DEADLINE: ContextVar[float | None] = ContextVar("crawl_fetch_deadline", default=None)
 ACCEPT = ("text/html,application/xhtml+xml,application/pdf,"
           "application/vnd.openxmlformats-officedocument.wordprocessingml.document,"
           "text/plain;q=0.8,*/*;q=0.5")
 
 
+def _until_deadline(timeout: float | None, timeout_error: type[Exception]) -> float | None:
+    """The timeout of one socket operation: at most the time left until the deadline of the
+    fetch running in this thread; raises `timeout_error` once the deadline has passed."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise timeout_error("the overall deadline of the request has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every operation ends at the fetch's overall deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream):
+        self.inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, _until_deadline(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, _until_deadline(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(self, ssl_context, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        timeout = _until_deadline(timeout, httpcore.ConnectTimeout)
+        return DeadlineStream(self.inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str):
+        return self.inner.get_extra_info(info)
+
+
 class GuardedBackend(httpcore.NetworkBackend):
     """Resolves and checks the host at connect time and connects to a checked address, so
-    the address used is the address checked (no DNS-rebinding window)."""
+    the address used is the address checked (no DNS-rebinding window). Streams end at the
+    fetch's overall deadline (`DeadlineStream`)."""
 
     def __init__(self, guard: UrlGuard, inner: httpcore.NetworkBackend | None = None):
         self.guard = guard
@@ -40,9 +88,10 @@ class GuardedBackend(httpcore.NetworkBackend):
         last: Exception | None = None
         for address in addresses:
             try:
-                return self.inner.connect_tcp(address, port, timeout=timeout,
-                                              local_address=local_address,
-                                              socket_options=socket_options)
+                stream = self.inner.connect_tcp(
+                    address, port, timeout=_until_deadline(timeout, httpcore.ConnectTimeout),
+                    local_address=local_address, socket_options=socket_options)
+                return DeadlineStream(stream)
             except httpcore.ConnectError as e:
                 last = e
         raise last or httpcore.ConnectError(f"cannot connect to {host}:{port}")
@@ -92,11 +141,17 @@ class FetchResult:
 
 
 class Fetcher:
+    """`timeout_s` bounds each attempt as a whole (connect, headers, body, every redirect
+    hop); retries are new attempts. `scope`, when given, must accept every URL requested,
+    the first and every redirect hop (the crawl scope; robots.txt and sitemaps included)."""
+
     def __init__(self, guard: UrlGuard, *, user_agent: str, timeout_s: float, max_bytes: int,
                  max_redirects: int = 5, retries: int = 2, backoff_s: float = 1.0,
                  max_connections: int = 4, sleep: Callable[[float], None] = time.sleep,
-                 transport: httpx.BaseTransport | None = None):
+                 transport: httpx.BaseTransport | None = None,
+                 scope: Callable[[str], bool] | None = None):
         self.guard = guard
+        self.scope = scope
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
@@ -122,7 +177,8 @@ class Fetcher:
         self.client.close()
 
     def fetch(self, url: str, headers: dict[str, str] | None = None) -> FetchResult:
-        """GET with retries (5xx, timeouts, connection errors) and backoff base*2^n."""
+        """GET with retries (5xx, timeouts, connection errors) and backoff base*2^n; every
+        attempt has its own overall deadline of `timeout_s`."""
         started = time.monotonic()
         attempt = 0
         while True:
@@ -135,10 +191,24 @@ class Fetcher:
             attempt += 1
 
     def _follow(self, url: str, headers: dict[str, str]) -> FetchResult:
-        """One attempt: follow redirects by hand, each hop checked by the guard."""
+        """One attempt under one deadline: follow redirects by hand, each hop checked against
+        the crawl scope and by the guard."""
+        started = time.monotonic()
+        token = _DEADLINE.set(started + self.timeout_s)
+        try:
+            return self._hops(url, headers, started)
+        finally:
+            _DEADLINE.reset(token)
+
+    def _hops(self, url: str, headers: dict[str, str], started: float) -> FetchResult:
         result = FetchResult(url=url, final_url=url)
         current, seen = url, {url}
-        for _hop in range(self.max_redirects + 1):
+        for hop in range(self.max_redirects + 1):
+            if self.scope is not None and not self.scope(current):
+                result.error = (f"redirect to {current} leaves the crawl scope" if hop
+                                else f"{current} is outside the crawl scope")
+                result.refused = True
+                return result
             try:
                 self.guard.check(current)
                 status, hdrs, body = self._get(current, headers)
@@ -149,7 +219,8 @@ class Fetcher:
                 result.error = str(e)
                 return result
             except httpx.TimeoutException:
-                result.error = f"timed out after {self.timeout_s:g} s"
+                result.error = (f"timed out after {time.monotonic() - started:.1f} s "
+                                f"(limit {self.timeout_s:g} s)")
                 result.retryable = True
                 return result
             except (httpx.TransportError, httpx.InvalidURL) as e:
@@ -175,8 +246,9 @@ class Fetcher:
         return result
 
     def _get(self, url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-        deadline = time.monotonic() + 2 * self.timeout_s
-        with self.client.stream("GET", url, headers=headers) as r:
+        # the pool wait is no socket operation: bound it (and all else) by the time left
+        left = _until_deadline(None, httpx.PoolTimeout)
+        with self.client.stream("GET", url, headers=headers, timeout=left) as r:
             hdrs = {k.lower(): v for k, v in r.headers.items()}
             if r.status_code in REDIRECT_STATUSES or r.status_code == 304:
                 return r.status_code, hdrs, b""
@@ -188,8 +260,7 @@ class Fetcher:
                 buf += chunk
                 if len(buf) > self.max_bytes:
                     raise _TooLarge(self._too_large(None))
-                if time.monotonic() > deadline:
-                    raise httpx.ReadTimeout("body took too long")
+                _until_deadline(None, httpx.ReadTimeout)  # also for a custom transport
             return r.status_code, hdrs, bytes(buf)
 
     def _too_large(self, size: int | None) -> str:

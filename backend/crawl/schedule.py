@@ -21,6 +21,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -51,9 +52,19 @@ def run_scheduled_source(source_id: int) -> None:
                     source_id)
         return
     try:
-        sched.service.run(source_id, trigger="schedule")
+        run_id = sched.service.prepare(source_id, trigger="schedule")
+    except Exception:
+        log.exception("scheduled run of source %s could not start", source_id)
+        return
+    with sched._running_guard:
+        sched._running.add(run_id)
+    try:
+        sched.service.execute(run_id)
     except Exception:
         log.exception("scheduled run of source %s failed", source_id)
+    finally:
+        with sched._running_guard:
+            sched._running.discard(run_id)
 
 
 def make_trigger(kind: str, value: str) -> IntervalTrigger | CronTrigger | None:
@@ -147,6 +158,8 @@ class CrawlScheduler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_sync = 0.0
+        self._running: set[int] = set()  # crawl runs this process executes now
+        self._running_guard = threading.Lock()
 
     @property
     def is_leader(self) -> bool:
@@ -161,13 +174,32 @@ class CrawlScheduler:
         atexit.register(self.lease.release)  # a clean exit hands over at once
         return self.is_leader
 
-    def stop(self) -> None:
+    def stop(self, wait_s: float = 120.0) -> None:
+        """Stop scheduling; running crawls are cancelled (they end as `cancelled`, resumable,
+        with the pages fetched so far ingested) and waited for up to `wait_s`."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=10)
+        self._cancel_running(wait_s)
         self._step_down()
         self.lease.release()
         atexit.unregister(self.lease.release)
+
+    def _cancel_running(self, wait_s: float) -> None:
+        with self._running_guard:
+            running = sorted(self._running)
+        for run_id in running:
+            try:
+                self.service.cancel(run_id)
+            except Exception as exc:  # finished meanwhile, or not started yet
+                log.info("crawl run %s not cancelled: %s", run_id, exc)
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            with self._running_guard:
+                if not self._running:
+                    return
+            time.sleep(0.1)
+        log.warning("crawl runs %s still running after %.0f s; leaving them", running, wait_s)
 
     def _loop(self) -> None:
         while not self._stop.wait(min(self.renew_s, self.sync_s)):

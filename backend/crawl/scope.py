@@ -1,12 +1,14 @@
 """URL normalisation, the same-site scope of a crawl, and link extraction from HTML.
 
 Same site: the start host and its www-variant (example.org and www.example.org are one site),
-on the start port (http and https on their default ports count as one). When the start URL
-itself redirects (example.org -> www.example.org, or to another host), the host it lands on is
-adopted into the scope, so the crawl goes on there. Subdomains are in scope only when asked."""
+on the start port (http and https on their default ports count as one); subdomains only when
+asked. The scope is fixed by the start URL: the crawler applies it to every link, every
+redirect hop (the start URL's too, so example.org -> www.example.org is followed and a move to
+another host is refused) and every sitemap. Nothing widens it — in particular not
+`crawl_allowed_hosts`, which only lifts the SSRF guard's refusal of private addresses."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import lxml.html
@@ -41,33 +43,29 @@ def _site_port(scheme: str, port: int | None) -> int | None:
     return None if port in (None, DEFAULT_PORTS.get(scheme)) else port
 
 
-@dataclass
+@dataclass(frozen=True)
 class Scope:
+    host: str  # without "www."
+    port: int | None  # None: the default port of http or https
     include_subdomains: bool = False
-    sites: set[tuple[str, int | None]] = field(default_factory=set)
 
     @classmethod
     def for_start(cls, url: str, include_subdomains: bool = False) -> "Scope":
-        scope = cls(include_subdomains)
-        scope.adopt(url)
-        return scope
-
-    def adopt(self, url: str) -> None:
-        """Make the site of url part of the scope (used for the start URL's redirect target)."""
         p = urlsplit(url)
-        self.sites.add((_site_host(p.hostname or ""), _site_port(p.scheme, p.port)))
+        return cls(_site_host(p.hostname or ""), _site_port(p.scheme, p.port),
+                   include_subdomains)
 
     def contains(self, url: str) -> bool:
-        p = urlsplit(url)
-        if p.scheme not in DEFAULT_PORTS or not p.hostname:
+        """True when url is on the site (a malformed URL is not)."""
+        try:
+            p = urlsplit(url)
+            port = _site_port(p.scheme, p.port)
+        except ValueError:
             return False
-        host, port = _site_host(p.hostname), _site_port(p.scheme, p.port)
-        for site_host, site_port in self.sites:
-            if port != site_port:
-                continue
-            if host == site_host or (self.include_subdomains and host.endswith("." + site_host)):
-                return True
-        return False
+        if p.scheme not in DEFAULT_PORTS or not p.hostname or port != self.port:
+            return False
+        host = _site_host(p.hostname)
+        return host == self.host or (self.include_subdomains and host.endswith("." + self.host))
 
 
 @dataclass

@@ -33,7 +33,7 @@ class CrawlService:
         self.store = rs.store
         self.guard = guard or UrlGuard(rs.settings.crawl_allowed_hosts)
         self.ingestor = ingestor or Ingestor(rs)
-        self.sources = SourceRepo(self.store, self.guard)
+        self.sources = SourceRepo(self.store, self.guard, rs.path_policy)
         self.fetch_overrides = fetch_overrides
         self._threads: dict[int, threading.Thread] = {}
         self._ingest_lock = threading.Lock()

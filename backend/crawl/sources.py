@@ -6,7 +6,10 @@
 - source name: `^[a-z0-9-]+$`, at most 100 characters, unique
 - max pages 1–500 ("at most 500 pages allowed"), max depth 1–10 ("maximum depth is 10")
 - schedule: none, an interval in minutes (5 – 525600) or a 5-field crontab
-A watched folder is a source of kind "folder" whose start_url is the folder path."""
+A watched folder is a source of kind "folder" whose start_url is the folder path (stored
+resolved); it must be a folder inside an allowed root (RAGSCOPE_INGEST_ROOTS), not a system
+path, not hidden and not in the data dir (`PathPolicy.check_watched`). Without a policy
+(`SourceRepo(store, guard)`) folder sources are refused."""
 from __future__ import annotations
 
 import re
@@ -18,6 +21,7 @@ from sqlalchemy import select
 
 from backend.crawl.guard import UrlGuard
 from backend.errors import InvalidCrawlSource, NotFound, UrlRefused
+from backend.ingest.paths import PathPolicy
 from backend.store import Store
 from backend.store.crawl_models import CrawlSource
 
@@ -89,7 +93,8 @@ def check_schedule(kind: str, value: str) -> str | None:
     return "schedule must be none, interval or cron"
 
 
-def validate(spec: SourceSpec, guard: UrlGuard) -> dict[str, str]:
+def validate(spec: SourceSpec, guard: UrlGuard,
+             folders: PathPolicy | None = None) -> dict[str, str]:
     """Field -> message for every rule the spec breaks (empty when valid)."""
     errors: dict[str, str] = {}
     for key, msg in (("name", _check_name(spec.name, 100, "name")),
@@ -111,8 +116,10 @@ def validate(spec: SourceSpec, guard: UrlGuard) -> dict[str, str]:
         except UrlRefused as e:
             errors["start_url"] = f"invalid or unreachable URL: {e.reason}"
     elif spec.kind == "folder":
-        if not Path(spec.start_url).expanduser().is_dir():
-            errors["start_url"] = f"{spec.start_url} is not a folder"
+        if folders is None:
+            errors["start_url"] = "watched folders are not available here (no path policy)"
+        elif (msg := folders.check_watched(spec.start_url)) is not None:
+            errors["start_url"] = f"folder refused: {msg}"
     else:
         errors["kind"] = "kind must be web or folder"
     return errors
@@ -129,13 +136,14 @@ def _normalised(spec: SourceSpec) -> SourceSpec:
 
 
 class SourceRepo:
-    def __init__(self, store: Store, guard: UrlGuard):
+    def __init__(self, store: Store, guard: UrlGuard, folders: PathPolicy | None = None):
         self.store = store
         self.guard = guard
+        self.folders = folders
 
     def create(self, spec: SourceSpec) -> CrawlSource:
         spec = _normalised(spec)
-        errors = validate(spec, self.guard)
+        errors = validate(spec, self.guard, self.folders)
         with self.store.session() as s:
             if s.scalar(select(CrawlSource).where(CrawlSource.name == spec.name)) is not None:
                 errors.setdefault("name", f"a source named '{spec.name}' already exists")
@@ -154,7 +162,7 @@ class SourceRepo:
         with self.store.session() as s:
             src = self._get(s, source_id)
             spec = _normalised(SourceSpec(**{**spec_of(src).__dict__, **changes}))
-            errors = validate(spec, self.guard)
+            errors = validate(spec, self.guard, self.folders)
             clash = s.scalar(select(CrawlSource).where(CrawlSource.name == spec.name,
                                                        CrawlSource.id != source_id))
             if clash is not None:

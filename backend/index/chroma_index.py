@@ -5,14 +5,20 @@ The collection never gets an embedding function (`embedding_function=None`) and 
 queried by query text: both would make Chroma fetch its default ONNX model. Vectors
 come from `backend.embedding.Embedder`.
 
+Several processes (dashboard, scheduler, watcher, CLI) share one data dir. The embedded
+client keeps the HNSW graph in memory and persists it from there, so every write holds the
+data dir's index write lock and reopens a client older than the last commit, and readers
+reopen when the generation moved (`EmbeddedSource`, `backend.index.writelock`).
+
 HNSW: Chroma's defaults (ef_construction=ef_search=100, M=16) gave recall@10 of 0.86
 against exact search on 3,000 random 384-d vectors; ef 200 / M 32 gave 0.996
 (`tests/test_index_contract.py::test_chroma_recall`)."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 from urllib.parse import urlparse
 
 import numpy as np
@@ -20,6 +26,13 @@ import numpy as np
 from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
+from backend.index.chroma_clients import (
+    ClientSource,
+    EmbeddedSource,
+    ServerSource,
+    chroma_settings,
+)
+from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +55,17 @@ def parse_chroma_url(url: str) -> tuple[str, int, bool]:
 
 class ChromaVectorIndex:
     """Chunk vectors in one Chroma collection, cosine space, with per-chunk metadata
-    document_id, version_id and doc_type (used by filters)."""
+    document_id, version_id, doc_type and memberships (used by filters). Every write holds
+    the data dir's index write lock (`backend.index.writelock`)."""
 
     name = "chroma"
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, lock: IndexWriteLock | None = None):
         import chromadb
-        from chromadb.config import Settings as ChromaSettings
 
         self.settings = settings
+        self.lock = lock or IndexWriteLock.for_dir(settings.data_dir,
+                                                   settings.index_lock_timeout_s)
         self.collection_name = settings.chroma_collection
         self.hnsw = {
             "space": "cosine",
@@ -58,41 +73,55 @@ class ChromaVectorIndex:
             "ef_search": settings.hnsw_ef_search,
             "max_neighbors": settings.hnsw_m,
         }
-        chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
         try:
             if settings.chroma_url:
                 host, port, ssl = parse_chroma_url(settings.chroma_url)
                 self.location = settings.chroma_url
-                self._client = chromadb.HttpClient(
-                    host=host, port=port, ssl=ssl, settings=chroma_settings
-                )
+                self._source: ClientSource = ServerSource(chromadb.HttpClient(
+                    host=host, port=port, ssl=ssl, settings=chroma_settings()))
             else:
-                path = settings.chroma_dir
-                path.mkdir(parents=True, exist_ok=True)
-                self.location = str(path)
-                self._client = chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+                self.location = str(settings.chroma_dir)
+                self._source = EmbeddedSource.for_path(settings.chroma_dir, self.lock,
+                                                        settings.index_refresh_s)
         except ConfigError:
             raise
         except Exception as exc:  # connection refused, bad server, ...
             raise BackendUnavailable(f"Chroma at {settings.chroma_url or settings.chroma_dir}: {exc}") from exc
         self._lock = threading.Lock()
-        self._collection = self._open_collection()
-        try:
-            self._max_batch = max(1, int(self._client.get_max_batch_size()))
-        except Exception:  # pragma: no cover - old servers
-            self._max_batch = 1000
+        self._collection: Any = None
+        self._epoch = -1
+        self._ef_search_outdated = False
+        with self._source.reading() as client:
+            self._collection_of(client, check=True)
+            try:
+                self._max_batch = max(1, int(client.get_max_batch_size()))
+            except Exception:  # pragma: no cover - old servers
+                self._max_batch = 1000
+        if self._ef_search_outdated:
+            self._update_ef_search()
 
     # ---- collection handling ---------------------------------------------------------
-    def _open_collection(self) -> Any:
+    def _open_collection(self, client: Any) -> Any:
         try:
-            col = self._client.get_or_create_collection(
+            return client.get_or_create_collection(
                 self.collection_name,
                 configuration={"hnsw": dict(self.hnsw)},
                 embedding_function=None,
             )
         except Exception as exc:
             raise BackendUnavailable(f"Chroma collection {self.collection_name!r}: {exc}") from exc
-        self._check_configuration(col)
+
+    def _collection_of(self, client: Any, *, check: bool = False) -> Any:
+        """The collection handle for the source's current client (fetched again after a
+        reopen)."""
+        with self._lock:
+            if self._collection is None or self._epoch != self._source.epoch:
+                self._collection = self._open_collection(client)
+                self._epoch = self._source.epoch
+                check = True
+            col = self._collection
+        if check:
+            self._check_configuration(col)
         return col
 
     def _check_configuration(self, col: Any) -> None:
@@ -109,29 +138,44 @@ class ChromaVectorIndex:
                 log.warning("Chroma collection %s has %s=%s (settings: %s); reindex to apply",
                             self.collection_name, key, current.get(key), self.hnsw[key])
         if current.get("ef_search") not in (None, self.hnsw["ef_search"]):
-            try:
-                col.modify(configuration={"hnsw": {"ef_search": self.hnsw["ef_search"]}})
-            except Exception as exc:  # pragma: no cover - depends on server version
-                log.warning("could not update ef_search of %s: %s", self.collection_name, exc)
+            self._ef_search_outdated = True
 
-    def _call(self, fn: Callable[[Any], T]) -> T:
-        """Run `fn(collection)`; if another client object reset (dropped and recreated)
-        the collection meanwhile, reopen it once and retry."""
+    def _update_ef_search(self) -> None:
+        """ef_search can be changed in place (a write: under the lock)."""
+        self._ef_search_outdated = False
+        try:
+            self._write("update ef_search", lambda col: col.modify(
+                configuration={"hnsw": {"ef_search": self.hnsw["ef_search"]}}))
+        except Exception as exc:  # pragma: no cover - depends on server version
+            log.warning("could not update ef_search of %s: %s", self.collection_name, exc)
+
+    def _read(self, fn: Callable[[Any], T]) -> T:
+        with self._source.reading() as client:
+            return self._run(client, fn)
+
+    def _write(self, purpose: str, fn: Callable[[Any], T]) -> T:
+        with self.lock.hold(purpose), self._source.writing() as client:
+            return self._run(client, fn)
+
+    def _run(self, client: Any, fn: Callable[[Any], T]) -> T:
+        """Run `fn(collection)`; if the collection was dropped and recreated meanwhile
+        (reset by another index object), fetch it again once and retry."""
         from chromadb.errors import NotFoundError
 
-        col = self._collection
+        col = self._collection_of(client)
         try:
             return fn(col)
         except NotFoundError:
             with self._lock:
                 if self._collection is col:
-                    self._collection = self._open_collection()
-            return fn(self._collection)
+                    self._collection = None
+            return fn(self._collection_of(client))
 
     @property
     def configuration(self) -> dict[str, Any]:
         """The collection's HNSW configuration as Chroma reports it."""
-        return dict((self._collection.configuration_json or {}).get("hnsw") or {})
+        col = self._read(lambda col: col)
+        return dict((col.configuration_json or {}).get("hnsw") or {})
 
     # ---- VectorIndex -----------------------------------------------------------------
     def add(self, chunks: Sequence[IndexedChunk], embeddings: Sequence[Sequence[float]]) -> None:
@@ -145,46 +189,134 @@ class ChromaVectorIndex:
         # Last occurrence wins, as in a sequence of upserts (Chroma rejects duplicate ids).
         last = {c.chunk_id: i for i, c in enumerate(chunks)}
         order = sorted(last.values())
-        for start in range(0, len(order), self._max_batch):
-            idx = order[start : start + self._max_batch]
-            batch = [chunks[i] for i in idx]
-            self._call(
-                lambda col, batch=batch, idx=idx: col.upsert(
+        with self.lock.hold("add vectors"):
+            for start in range(0, len(order), self._max_batch):
+                idx = order[start : start + self._max_batch]
+                batch = [chunks[i] for i in idx]
+                self._write("add vectors", lambda col, batch=batch, idx=idx: col.upsert(
                     ids=[c.chunk_id for c in batch],
                     embeddings=vecs[idx],
                     metadatas=[_metadata(c) for c in batch],
-                )
-            )
+                ))
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(chunk_ids))
-        for start in range(0, len(ids), self._max_batch):
-            part = ids[start : start + self._max_batch]
-            self._call(lambda col, part=part: col.delete(ids=part))
+        if not ids:
+            return
+        with self.lock.hold("delete vectors"):
+            for start in range(0, len(ids), self._max_batch):
+                part = ids[start : start + self._max_batch]
+                self._write("delete vectors", lambda col, part=part: col.delete(ids=part))
 
     def search(self, embedding: Sequence[float], k: int, flt: IndexFilter | None = None) -> list[IndexHit]:
-        if k <= 0:
-            return []
+        return self.search_many([embedding], k, flt)[0]
+
+    def search_many(self, embeddings: Sequence[Sequence[float]], k: int,
+                    flt: IndexFilter | None = None) -> list[list[IndexHit]]:
+        """Nearest chunks for several query vectors in one call.
+
+        Filtered searches first take the OVERFETCH·k nearest chunks unfiltered and keep the
+        ones whose stored metadata pass the filter (read a page at a time, nearest first,
+        until k pass); only queries left with fewer than k go to Chroma's own filtered
+        search. Chroma evaluates a `where` by collecting every
+        chunk that passes it before searching, which costs time in proportion to those
+        chunks (measured: docs/benchmarks.md, "Collection filters"); a filter that keeps
+        many chunks is answered here at about the cost of an unfiltered search, one that
+        keeps few by Chroma at little cost. Both give the same ranking."""
+        n = len(embeddings)
+        if k <= 0 or n == 0:
+            return [[] for _ in range(n)]
         where = _where(flt)
         if where is _NOTHING:
-            return []
-        query = np.asarray(embedding, dtype=np.float32).reshape(1, -1)
-        kwargs: dict[str, Any] = {"query_embeddings": query, "n_results": k, "include": ["distances"]}
+            return [[] for _ in range(n)]
+        query = np.asarray(embeddings, dtype=np.float32).reshape(n, -1)
+        if not where or not POSTFILTER:
+            return self._query(query, k, where)
+        wide = k * OVERFETCH
+        res = self._read(lambda col: col.query(query_embeddings=query, n_results=wide,
+                                               include=["distances"]))
+        keep = _Matcher(flt)
+        out: list[list[IndexHit]] = []
+        retry: list[int] = []
+        for i, (ids, dists) in enumerate(zip(res.get("ids") or [[]] * n,
+                                             res.get("distances") or [[]] * n)):
+            kept = self._passing(ids, dists, k, keep)
+            if kept is None:  # too few pass among the nearest, and more chunks exist
+                retry.append(i)
+                kept = []
+            out.append(_hits(kept))
+        if retry:
+            for i, hits in zip(retry, self._query(query[retry], k, where)):
+                out[i] = hits
+        return out
+
+    def _passing(self, ids: list[str], dists: list[float], k: int, keep: "_Matcher"
+                 ) -> list[tuple[str, float]] | None:
+        """The first k of the nearest chunks whose metadata pass, reading metadata a page at
+        a time (Chroma's metadata reads cost time per chunk); None when fewer than k pass
+        and the nearest were not all chunks there are (Chroma's `where` must answer)."""
+        kept: list[tuple[str, float]] = []
+        pos = 0
+        exhausted = len(ids) < k * OVERFETCH
+        while len(kept) < k and pos < len(ids):
+            seen = max(pos, 1)
+            rate = len(kept) / seen if pos else 1.0
+            if pos and not exhausted and len(kept) + rate * (len(ids) - pos) < k:
+                return None  # at this pass rate the rest cannot make up k
+            size = min(len(ids) - pos, max(k - len(kept),
+                                           int((k - len(kept)) / max(rate, 1 / OVERFETCH))))
+            page = ids[pos:pos + size]
+            metas = self.get_metadata(page)
+            kept += [(c, d) for c, d in zip(page, dists[pos:pos + size])
+                     if keep(metas.get(c, {}))]
+            pos += size
+        if len(kept) < k and not exhausted:
+            return None
+        return kept[:k]
+
+    def _query(self, query: np.ndarray, k: int, where: dict[str, Any] | None
+               ) -> list[list[IndexHit]]:
+        kwargs: dict[str, Any] = {"query_embeddings": query, "n_results": k,
+                                  "include": ["distances"]}
         if where:
             kwargs["where"] = where
-        res = self._call(lambda col: col.query(**kwargs))
-        ids = (res.get("ids") or [[]])[0]
-        dists = (res.get("distances") or [[]])[0]
-        return [
-            IndexHit(chunk_id=cid, score=1.0 - float(d), rank=rank)
-            for rank, (cid, d) in enumerate(zip(ids, dists), start=1)
-        ]
+        res = self._read(lambda col: col.query(**kwargs))
+        n = len(query)
+        return [_hits(list(zip(ids, dists))) for ids, dists in
+                zip(res.get("ids") or [[]] * n, res.get("distances") or [[]] * n)]
+
+    def set_memberships(self, tokens: Mapping[str, Sequence[str]]) -> None:
+        """Replace the membership tokens of stored chunks in place (no re-embedding);
+        ids not in the collection are skipped (Chroma's update would refuse the batch)."""
+        with self.lock.hold("update memberships"):
+            have = set(self.get_metadata(list(tokens)))
+            ids = [cid for cid in tokens if cid in have]
+            for start in range(0, len(ids), self._max_batch):
+                part = ids[start:start + self._max_batch]
+                metas = [{MEMBERSHIPS: sorted(set(tokens[c])) or None} for c in part]
+                self._write("update memberships", lambda col, part=part, metas=metas:
+                            col.update(ids=part, metadatas=metas))
+
+    def memberships(self, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        return {cid: set(m.get(MEMBERSHIPS) or []) for cid, m in
+                self.get_metadata(chunk_ids).items()}
+
+    def get_metadata(self, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Stored metadata of the given chunks (missing ids are left out)."""
+        ids = list(dict.fromkeys(chunk_ids))
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), self._max_batch):
+            part = ids[start:start + self._max_batch]
+            res = self._read(lambda col, part=part: col.get(ids=part, include=["metadatas"]))
+            for cid, meta in zip(res.get("ids") or [], res.get("metadatas") or []):
+                out[cid] = dict(meta or {})
+        return out
 
     def ids(self) -> set[str]:
         out: set[str] = set()
         offset = 0
         while True:
-            res = self._call(lambda col: col.get(include=[], limit=_PAGE, offset=offset))
+            res = self._read(lambda col: col.get(include=[], limit=_PAGE, offset=offset))
             page = res.get("ids") or []
             out.update(page)
             if len(page) < _PAGE:
@@ -192,26 +324,39 @@ class ChromaVectorIndex:
             offset += _PAGE
 
     def count(self) -> int:
-        return int(self._call(lambda col: col.count()))
+        return int(self._read(lambda col: col.count()))
 
     def reset(self) -> None:
         from chromadb.errors import NotFoundError
 
-        with self._lock:
-            try:
-                self._client.delete_collection(self.collection_name)
-            except (NotFoundError, ValueError):
-                pass
-            self._collection = self._open_collection()
+        with self.lock.hold("reset the vector index"):
+            with self._source.writing() as client:
+                try:
+                    client.delete_collection(self.collection_name)
+                except (NotFoundError, ValueError):
+                    pass
+                with self._lock:
+                    self._collection = None
+                self._collection_of(client)
 
-    # ---- extras (not in the protocol) -----------------------------------------------
+    def drop(self) -> None:
+        """Delete the collection (a server outlives tests; nothing is recreated)."""
+        from chromadb.errors import NotFoundError
+
+        with self.lock.hold("drop the vector index"), self._source.writing() as client:
+            with contextlib.suppress(NotFoundError, ValueError):
+                client.delete_collection(self.collection_name)
+            with self._lock:
+                self._collection = None
+
     def get_embeddings(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """Stored vectors of the given chunks (missing ids are left out); e.g. for MMR."""
+        """Stored vectors of the given chunks (missing ids are left out); e.g. for MMR and
+        for `check`, which reads vectors back."""
         ids = list(dict.fromkeys(chunk_ids))
         out: dict[str, np.ndarray] = {}
         for start in range(0, len(ids), self._max_batch):
             part = ids[start : start + self._max_batch]
-            res = self._call(lambda col, part=part: col.get(ids=part, include=["embeddings"]))
+            res = self._read(lambda col, part=part: col.get(ids=part, include=["embeddings"]))
             embs = res.get("embeddings")
             if embs is None:
                 continue
@@ -219,9 +364,11 @@ class ChromaVectorIndex:
                 out[cid] = np.asarray(emb, dtype=np.float32)
         return out
 
+    # ---- extras (not in the protocol) -----------------------------------------------
     def heartbeat(self) -> bool:
         try:
-            self._client.heartbeat()
+            with self._source.reading() as client:
+                client.heartbeat()
             return True
         except Exception:
             return False
@@ -231,22 +378,56 @@ class ChromaVectorIndex:
 
 
 _NOTHING: dict[str, Any] = {"__nothing__": True}
+MEMBERSHIPS = "memberships"  # metadata key: list of "<kind>:<id>" tokens (absent when none)
+OVERFETCH = 4  # a filtered search looks at this many times k nearest chunks first
+POSTFILTER = True  # False: every filter goes to Chroma's `where` (bench/bench_filters.py)
+
+
+def _hits(pairs: list[tuple[str, float]]) -> list[IndexHit]:
+    return [IndexHit(chunk_id=cid, score=1.0 - float(d), rank=rank)
+            for rank, (cid, d) in enumerate(pairs, start=1)]
+
+
+class _Matcher:
+    """An IndexFilter evaluated on one chunk's stored metadata (what `_where` asks Chroma)."""
+
+    def __init__(self, flt: IndexFilter):
+        self.groups = [set(g) for g in flt.membership_groups() or []]
+        self.docs = None if flt.document_ids is None else {int(i) for i in flt.document_ids}
+        self.types = None if flt.doc_types is None else {str(t) for t in flt.doc_types}
+
+    def __call__(self, meta: dict[str, Any]) -> bool:
+        toks = set(meta.get(MEMBERSHIPS) or ())
+        return (all(not toks.isdisjoint(g) for g in self.groups)
+                and (self.docs is None or meta.get("document_id") in self.docs)
+                and (self.types is None or meta.get("doc_type") in self.types))
 
 
 def _metadata(chunk: IndexedChunk) -> dict[str, Any]:
-    return {
+    meta: dict[str, Any] = {
         "document_id": int(chunk.document_id),
         "version_id": int(chunk.version_id),
         "doc_type": chunk.doc_type or "",
         "language": chunk.language or "",
     }
+    tokens = chunk.membership_tokens
+    if tokens:  # Chroma refuses empty lists
+        meta[MEMBERSHIPS] = tokens
+    return meta
 
 
 def _where(flt: IndexFilter | None) -> dict[str, Any] | None:
-    """IndexFilter → Chroma `where`; `_NOTHING` when a filter list is empty."""
+    """IndexFilter → Chroma `where`; `_NOTHING` when a filter list is empty. Memberships:
+    `$contains` on the token list, `$or` within a kind, `$and` across kinds and filters."""
     if flt is None:
         return None
     clauses: list[dict[str, Any]] = []
+    groups = flt.membership_groups()
+    if groups is None:
+        return _NOTHING
+    for toks in groups:
+        ors = [{MEMBERSHIPS: {"$contains": t}} for t in toks]
+        clauses.append(ors[0] if len(ors) == 1 else {"$or": ors})
     if flt.document_ids is not None:
         ids = sorted({int(i) for i in flt.document_ids})
         if not ids:

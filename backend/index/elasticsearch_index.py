@@ -16,7 +16,7 @@ import logging
 import re
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, UnsupportedProductError, helpers
@@ -29,11 +29,12 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2  # 2: the memberships field (an index of version 1 asks for reindex)
 ANALYZER = (f"elasticsearch:de=german_normalization+light_german,en=possessive+english,"
             f"stop=_german_/_english_:v{ANALYZER_VERSION}")
 TEXT_FIELDS = {"text.de": ("rs_de", "rs_de_search"), "text.en": ("rs_en", "rs_en_search")}
 META_FIELDS = ("title", "section_title", "filename")
+MEMBERSHIPS = "memberships"  # keyword, multi-valued: "<kind>:<id>" tokens
 DEFAULT_BOOSTS = {"text.de": 1.0, "text.en": 1.0, "title": 0.5, "section_title": 0.5, "filename": 0.3}
 PROBE_FIELD = "stopword_probe"  # mapped, never written: see _stop_fallback()
 FUZZY_MIN_LEN = 5
@@ -101,7 +102,7 @@ def build_mapping() -> dict[str, Any]:
     keyword = {"type": "keyword"}
     properties: dict[str, Any] = {
         "chunk_id": keyword, "document_id": keyword, "version_id": keyword,
-        "doc_type": keyword, "language": keyword,
+        "doc_type": keyword, "language": keyword, MEMBERSHIPS: keyword,
         "text": {"type": "text", "index": False, "fields": {
             sub.split(".")[1]: {"type": "text", "analyzer": a, "search_analyzer": sa}
             for sub, (a, sa) in TEXT_FIELDS.items()}},
@@ -128,7 +129,10 @@ def filter_clauses(flt: IndexFilter | None) -> list[dict[str, Any]] | None:
     """`terms` filters; None when a filter list is empty (nothing can match)."""
     if flt is None:
         return []
-    out: list[dict[str, Any]] = []
+    groups = flt.membership_groups()
+    if groups is None:
+        return None
+    out: list[dict[str, Any]] = [{"terms": {MEMBERSHIPS: toks}} for toks in groups]
     if flt.document_ids is not None:
         ids = sorted({int(i) for i in flt.document_ids})
         if not ids:
@@ -217,7 +221,8 @@ def to_source(c: IndexedChunk) -> dict[str, Any]:
     return {"chunk_id": c.chunk_id, "document_id": str(int(c.document_id)),
             "version_id": str(int(c.version_id)), "doc_type": c.doc_type or "",
             "language": c.language or "", "text": c.text or "", "title": c.title or "",
-            "section_title": c.section_title or "", "filename": c.filename or ""}
+            "section_title": c.section_title or "", "filename": c.filename or "",
+            MEMBERSHIPS: c.membership_tokens}
 
 
 # ---- the backend ----------------------------------------------------------------------
@@ -318,6 +323,27 @@ class ElasticsearchKeywordIndex:
         index = self._ensure()
         self._bulk({"_op_type": "delete", "_index": index, "_id": cid} for cid in dict.fromkeys(chunk_ids))
 
+    def set_memberships(self, tokens: Mapping[str, Sequence[str]]) -> None:
+        """Partial updates of the memberships field; ids not in the index are skipped."""
+        if not tokens:
+            return
+        index = self._ensure()
+        self._bulk({"_op_type": "update", "_index": index, "_id": cid,
+                    "doc": {MEMBERSHIPS: sorted(set(toks))}} for cid, toks in tokens.items())
+
+    def memberships(self, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        index = self._ensure()
+        ids = list(dict.fromkeys(chunk_ids))
+        out: dict[str, set[str]] = {}
+        for start in range(0, len(ids), 1000):
+            part = ids[start:start + 1000]
+            res = self._call(lambda part=part: self._es.mget(index=index, ids=part,
+                                                             source=[MEMBERSHIPS]))
+            for d in res["docs"]:
+                if d.get("found"):
+                    out[d["_id"]] = set((d.get("_source") or {}).get(MEMBERSHIPS) or [])
+        return out
+
     def _bulk(self, actions: Iterable[dict[str, Any]]) -> None:
         # refresh=wait_for: written chunks are searchable when this returns, like tantivy.
         self._call(lambda: helpers.bulk(self._es, actions, refresh="wait_for", ignore_status=(404,),
@@ -359,6 +385,20 @@ class ElasticsearchKeywordIndex:
             if len(hits) < _PAGE:
                 return out
             after = hits[-1]["sort"]
+
+    def texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Stored text of the given chunks (missing ids are left out)."""
+        index = self._ensure()
+        ids = list(dict.fromkeys(chunk_ids))
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), 1000):
+            part = ids[start:start + 1000]
+            res = self._call(lambda part=part: self._es.mget(index=index, ids=part,
+                                                             source=["text"]))
+            for d in res["docs"]:
+                if d.get("found"):
+                    out[d["_id"]] = (d.get("_source") or {}).get("text", "")
+        return out
 
     def search(self, query: str, k: int, flt: IndexFilter | None = None, *,
                fuzzy: bool = False, highlight_limit: int | None = None) -> list[IndexHit]:

@@ -16,13 +16,14 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import tantivy
 
 from backend.config import Settings
 from backend.errors import BackendUnavailable, IndexMismatch
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
+from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ ANALYZER = "tantivy:de_stem+en_stem:v1"
 _TOK_DE, _TOK_EN, _TOK_PLAIN = "rs_de_v1", "rs_en_v1", "rs_plain_v1"
 TEXT_FIELDS = ("text_de", "text_en")
 META_FIELDS = ("title", "section_title", "filename")
+MEMBERSHIPS = "memberships"
+STORED = ("chunk_id", "document_id", "version_id", "doc_type", "language", *META_FIELDS)
 DEFAULT_BOOSTS = {"text_de": 1.0, "text_en": 1.0, "title": 0.5, "section_title": 0.5, "filename": 0.3}
 FUZZY_MIN_LEN = 5
 FUZZY_BOOST = 0.5
@@ -37,17 +40,6 @@ MAX_QUERY_TERMS = 256
 SNIPPET_CHARS = 200
 WRITER_HEAP = 64_000_000
 LOCK_WAIT_S = 15.0
-
-# One writer per index directory and process; tantivy's lock file covers other processes.
-_WRITE_LOCKS: dict[str, threading.Lock] = {}
-_WRITE_LOCKS_GUARD = threading.Lock()
-
-
-def _write_lock(path: Path) -> threading.Lock:
-    key = str(path.resolve())
-    with _WRITE_LOCKS_GUARD:
-        return _WRITE_LOCKS.setdefault(key, threading.Lock())
-
 
 def _analyzer(language: str | None, *, stopwords: bool = False) -> tantivy.TextAnalyzer:
     b = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
@@ -69,8 +61,10 @@ def _build_schema() -> tantivy.Schema:
     sb.add_text_field("language", stored=True, tokenizer_name="raw")
     sb.add_text_field("text_de", stored=True, tokenizer_name=_TOK_DE)  # stored once, for snippets
     sb.add_text_field("text_en", stored=False, tokenizer_name=_TOK_EN)
-    for name in META_FIELDS:
-        sb.add_text_field(name, stored=False, tokenizer_name=_TOK_PLAIN)
+    for name in META_FIELDS:  # stored: a chunk can be rewritten from its stored fields
+        sb.add_text_field(name, stored=True, tokenizer_name=_TOK_PLAIN)
+    # "<kind>:<id>" tokens, one value each (backend.index.base.MEMBERSHIP_KINDS)
+    sb.add_text_field(MEMBERSHIPS, stored=True, tokenizer_name="raw")
     return sb.build()
 
 
@@ -81,8 +75,13 @@ class TantivyKeywordIndex:
     name = "tantivy"
     analyzer = ANALYZER
 
-    def __init__(self, settings: Settings, *, field_boosts: dict[str, float] | None = None):
+    def __init__(self, settings: Settings, *, field_boosts: dict[str, float] | None = None,
+                 lock: IndexWriteLock | None = None):
         self.settings = settings
+        # Every write holds the data dir's index write lock (threads and processes); tantivy's
+        # own lock file stays as a second line of defence.
+        self._write_lock = lock or IndexWriteLock.for_dir(settings.data_dir,
+                                                          settings.index_lock_timeout_s)
         self.path = Path(settings.keyword_dir)
         self.field_boosts = {**DEFAULT_BOOSTS, **(field_boosts or {})}
         self.schema = _build_schema()
@@ -96,7 +95,6 @@ class TantivyKeywordIndex:
             "text_en": (_analyzer("english", stopwords=True), self._index_analyzers[_TOK_EN]),
         }
         self._plain = self._index_analyzers[_TOK_PLAIN]
-        self._write_lock = _write_lock(self.path)
         self._open_lock = threading.Lock()
         self._index: tantivy.Index | None = None
         self._mismatch: str | None = None
@@ -139,9 +137,10 @@ class TantivyKeywordIndex:
     def _write(self, ops: Iterable[tuple[str, Any]]) -> None:
         """Apply (op, arg) pairs in one commit; ops: "delete" chunk_id, "add" Document,
         "clear" None."""
-        with self._write_lock:
+        with self._write_lock.hold("write the keyword index"):
             index = self._ix()
             writer = self._writer(index)
+            self._write_lock.mark_written()
             try:
                 for op, arg in ops:
                     if op == "delete":
@@ -170,7 +169,8 @@ class TantivyKeywordIndex:
 
     def reset(self) -> None:
         if self._index is None:  # built with another schema: start afresh
-            with self._write_lock, self._open_lock:
+            with self._write_lock.hold("reset the keyword index"), self._open_lock:
+                self._write_lock.mark_written()
                 shutil.rmtree(self.path, ignore_errors=True)
                 self._open()
             self._ix()
@@ -192,7 +192,47 @@ class TantivyKeywordIndex:
             value = getattr(c, name)
             if value:
                 fields[name] = value
+        tokens = c.membership_tokens
+        if tokens:
+            fields[MEMBERSHIPS] = tokens
         return tantivy.Document(**fields)
+
+    def set_memberships(self, tokens: Mapping[str, Sequence[str]]) -> None:
+        """tantivy cannot change a field in place: each chunk is written again from its
+        stored fields with the new tokens (one commit); ids not in the index are skipped."""
+        if not tokens:
+            return
+        with self._write_lock.hold("update keyword memberships"):
+            docs = self._stored(list(tokens))
+            ops: list[tuple[str, Any]] = []
+            for cid, fields in docs.items():
+                fields = {k: v for k, v in fields.items() if k != MEMBERSHIPS}
+                toks = sorted(set(tokens[cid]))
+                if toks:
+                    fields[MEMBERSHIPS] = toks
+                fields["text_en"] = fields.get("text_de", "")
+                ops += [("delete", cid), ("add", tantivy.Document(**fields))]
+            if ops:
+                self._write(ops)
+
+    def memberships(self, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        return {cid: set(f.get(MEMBERSHIPS) or []) for cid, f in
+                self._stored(chunk_ids).items()}
+
+    def _stored(self, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Stored fields of the given chunks: single values unwrapped, memberships a list."""
+        ids = list(dict.fromkeys(chunk_ids))
+        searcher = self._ix().searcher()
+        out: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), 1024):
+            part = ids[start:start + 1024]
+            q = tantivy.Query.term_set_query(self.schema, "chunk_id", part)
+            for _score, addr in searcher.search(q, limit=len(part), count=False).hits:
+                d = searcher.doc(addr).to_dict()
+                fields = {k: v[0] for k, v in d.items() if v and k != MEMBERSHIPS}
+                fields[MEMBERSHIPS] = list(d.get(MEMBERSHIPS) or [])
+                out[fields["chunk_id"]] = fields
+        return out
 
     # ---- KeywordIndex: reading ---------------------------------------------------
     def count(self) -> int:
@@ -205,6 +245,21 @@ class TantivyKeywordIndex:
             return set()
         hits = searcher.search(tantivy.Query.all_query(), limit=n, count=False).hits
         return {searcher.doc(addr)["chunk_id"][0] for _, addr in hits}
+
+    def texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Stored text of the given chunks (missing ids are left out)."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return {}
+        searcher = self._ix().searcher()
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), 1024):
+            part = ids[start:start + 1024]
+            q = tantivy.Query.term_set_query(self.schema, "chunk_id", part)
+            for _score, addr in searcher.search(q, limit=len(part), count=False).hits:
+                doc = searcher.doc(addr)
+                out[doc.get_first("chunk_id")] = doc.get_first("text_de") or ""
+        return out
 
     def search(
         self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
@@ -278,6 +333,10 @@ class TantivyKeywordIndex:
         if flt is None:
             return []
         out: list[tantivy.Query] = []
+        groups = flt.membership_groups()
+        if groups is None:
+            return None
+        out += [tantivy.Query.term_set_query(self.schema, MEMBERSHIPS, toks) for toks in groups]
         if flt.document_ids is not None:
             ids = sorted({int(i) for i in flt.document_ids})
             if not ids:

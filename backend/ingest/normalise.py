@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from backend.ingest.structure import match_heading
-from backend.ingest.types import Block, Heading, OutlineEntry, PageSpan, RawDocument, Text
+from backend.ingest.types import Block, Heading, OutlineEntry, PageSpan, RawDocument, Span, Text
 
 # Characters removed outright: C0/C1 controls (except tab/newline), zero-width marks, BOM.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff]")
@@ -97,8 +97,9 @@ def reflow(lines: list[str], width: int | None = None) -> list[str]:
 
 def _clean_block(block: Block) -> str:
     text = clean_chars(block.text)
-    if block.preformatted:
-        lines = [_collapse_inner(x.rstrip()) for x in text.split("\n")]
+    if block.preformatted:  # code keeps its spacing (alignment, comments); tables collapse
+        keep = block.kind == "code"
+        lines = [x.rstrip() if keep else _collapse_inner(x.rstrip()) for x in text.split("\n")]
         return "\n".join(lines).strip("\n")
     paragraphs = []
     for para in re.split(r"\n\s*\n", _SPACES.sub(" ", text)):
@@ -122,6 +123,7 @@ def normalise(raw: RawDocument) -> Text:
     """Build the normalised text of a document with its page spans and headings."""
     parts: list[str] = []
     headings: list[Heading] = []
+    spans: list[Span] = []
     page_bounds: dict[int, list[int]] = {}
     pos = 0
     for block in raw.blocks:
@@ -138,6 +140,13 @@ def normalise(raw: RawDocument) -> Text:
             bounds[1] = end
         if block.heading_level:
             headings.append(Heading(text, block.heading_level, start, end, "markup"))
+        elif block.anchor:
+            line_end = text.find("\n")
+            headings.append(Heading(" ".join(block.anchor.split())[:200], block.anchor_level or 1,
+                                    start, start + (len(text) if line_end < 0 else line_end),
+                                    "symbol"))
+        if block.kind:
+            spans.append(Span(start, end, block.kind))
     full = "\n\n".join(parts)
     pages = [PageSpan(n, s, e) for n, (s, e) in sorted(page_bounds.items())]
     if raw.outline and pages:
@@ -147,7 +156,8 @@ def normalise(raw: RawDocument) -> Text:
     if raw.page_count is not None:
         meta["page_count"] = raw.page_count
     title = (raw.title or "").strip() or None
-    return Text(text=full, pages=pages, headings=headings, title=title, metadata=meta)
+    return Text(text=full, pages=pages, headings=headings, title=title, metadata=meta,
+                spans=spans)
 
 
 def _outline_headings(text: str, pages: list[PageSpan], outline: list[OutlineEntry]) -> list[Heading]:

@@ -1,5 +1,10 @@
 """Ingestion: file -> stored original + version -> text, sections, chunks -> both indexes.
 
+Concurrency: several processes may ingest into one data dir (dashboard, scheduler, watcher,
+CLI). Embedding runs in parallel; publishing (both index writes + activation in the store)
+holds the data dir's index write lock (`rs.index_lock`), so exactly one process writes the
+indexes at a time and the store never says "active" for chunks another writer has not seen.
+
 Order of writes (crash safety): the version and its chunks are committed with status
 "indexing" before the indexes are touched; the version becomes "indexed" and active only
 after both indexes have its chunks. A process killed in between leaves a version in
@@ -14,173 +19,190 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from backend.errors import FileTooLarge, IndexMismatch, IngestError, UnsupportedFormat
-from backend.index.base import IndexedChunk
-from backend.ingest import classify
-from backend.ingest.chunking import chunk_text
-from backend.ingest.extract import SUPPORTED_EXTENSIONS, extract
+from backend.errors import FileTooLarge, IngestError, PathRefused
+from backend.ingest.extract import is_supported, unsupported
 from backend.ingest.language import detect_language
-from backend.ingest.maintenance import MaintenanceMixin
+from backend.ingest.batches import Pipeline
+from backend.ingest.identity import AUTO, Identity, confirm_name_match, same_name
+from backend.ingest.indexing import IndexingMixin
+from backend.ingest.maintenance import LEGACY_PARAMS, MaintenanceMixin  # noqa: F401
+from backend.ingest.reprocess import ReprocessMixin
+from backend.ingest.pipeline import Context, Prepared, prepare, stored_layout
+from backend.ingest.paths import FoundFile, open_file
 from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
     FLUSH_CHUNKS,
     FLUSH_FILES,
+    IngestItem,
     IngestOutcome,
+    IngestProgress,
     _first_line_title,
     _Pending,
     chunk_id,
-    iter_files,
     sha256_bytes,
+    write_sections,
 )
-from backend.ingest.normalise import normalise
-from backend.ingest.structure import build_sections
 from backend.jobs import finish_job, start_job, update_job
+from backend.private_files import write_private
 from backend.services import Ragscope
 from backend.store import repo
-from backend.store.models import Chunk, Document, DocumentVersion, Section
+from backend.store.models import Chunk, Document, DocumentVersion
 
 log = logging.getLogger(__name__)
+# Files are matched to a same-named document by name; web pages (index.html on every site)
+# and repository files (README.md in every folder) are identified by their URL or path only.
+NAME_MATCH_KINDS = ("file", "upload", "sync")
 
 
-class Ingestor(MaintenanceMixin):
+class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def __init__(self, rs: Ragscope):
         self.rs = rs
         self.settings = rs.settings
         self.store = rs.store
 
-    # ---- guardrails ---------------------------------------------------------------------
-
-    def check_guardrails(self) -> None:
-        """Refuse to add to an index that was built with other structural parameters."""
-        wanted = self.rs.index_params()
-        with self.store.session() as s:
-            for name, params in wanted.items():
-                meta = repo.get_index_meta(s, name)
-                if meta is None or meta.chunk_count == 0:
-                    continue
-                diff = {k: (meta.params.get(k), v) for k, v in params.items()
-                        if meta.params.get(k) != v}
-                if diff:
-                    detail = ", ".join(f"{k}: index has {a!r}, settings say {b!r}"
-                                       for k, (a, b) in sorted(diff.items()))
-                    raise IndexMismatch(
-                        f"the {name} index was built with other parameters ({detail}); "
-                        "run `python -m backend reindex` to rebuild it from the store")
-
-    def _record_index_counts(self) -> None:
-        """Record how many chunks the indexes hold: counted from the store (active, indexed
-        versions), so a crash between index writes and this update cannot leave it wrong."""
-        params = self.rs.index_params()
-        with self.store.session() as s:
-            count = repo.active_chunk_count(s)
-            for name in ("vector", "keyword"):
-                repo.put_index_meta(s, name, params[name]["backend"], params[name], count,
-                                    rebuilt=False)
-
     # ---- batches ------------------------------------------------------------------------
 
     def ingest_paths(self, paths: Sequence[str | Path], *, collection: str | None = None,
                      source_kind: str = "file",
-                     on_progress: Callable[[int, int, IngestOutcome], None] | None = None,
-                     ) -> list[IngestOutcome]:
-        files = iter_files(paths)
+                     on_progress: Callable[[IngestProgress], None] | None = None,
+                     identity: Identity = AUTO) -> list[IngestOutcome]:
+        files = self.rs.path_policy.find(paths)  # symlinks, data dir, system paths refused
         return self.ingest_many(
-            ((f, None) for f in files), total=len(files), collection=collection,
-            source_kind=source_kind, on_progress=on_progress)
+            (IngestItem(f.name, path=f) for f in files), total=len(files),
+            collection=collection, source_kind=source_kind, on_progress=on_progress,
+            identity=identity)
 
-    def ingest_many(self, items: Iterable[tuple[Path | str, bytes | None]], *, total: int,
-                    collection: str | None = None, source_kind: str = "file",
-                    on_progress: Callable[[int, int, IngestOutcome], None] | None = None,
-                    ) -> list[IngestOutcome]:
-        """Ingest (path, data) pairs; data None means read the path. One failure never
-        stops the batch. Progress is reported per file and recorded in a job."""
+    def ingest_many(self, items: Iterable[IngestItem | tuple[Path | str, bytes | None] | None],
+                    *, total: int | None = None, collection: str | None = None,
+                    source_kind: str = "file",
+                    on_progress: Callable[[IngestProgress], None] | None = None,
+                    job_id: int | None = None, report_to_job: bool = False,
+                    identity: Identity = AUTO) -> list[IngestOutcome]:
+        """Ingest items (`IngestItem`, or `(path, data)` pairs: data None means read the path)
+        through the pipeline of backend/ingest/batches.py: files are extracted while the
+        previous batch is embedded. One failure never stops the batch; a bad item (see
+        `IngestItem.problem`) fails alone, naming the field. Outcomes come back in input
+        order; `on_progress` gets an `IngestProgress` (files, chunks embedded, ETA) after each.
+        `None` in `items` means "nothing yet" (a crawler waiting for pages): finished
+        embeddings are published meanwhile. `job_id`: a job the caller owns (a crawl run);
+        otherwise the batch records its own "ingest" job, whose cancel flag stops it.
+        `report_to_job`: the caller's job is this batch's (the API's upload, which returns the
+        job id at once): the batch records its progress there and finishes it.
+        `identity`: how items without their own find their document (backend/ingest/identity.py)."""
         self.check_guardrails()
         self.repair_interrupted()
-        job_id = start_job(self.store, "ingest", total=total,
-                           params={"collection": collection, "source_kind": source_kind})
-        outcomes: list[IngestOutcome] = []
-        pending: list[_Pending] = []
+        own_job = job_id is None or report_to_job
+        if job_id is None:
+            job_id = start_job(self.store, "ingest", total=total or 0,
+                               params={"collection": collection, "source_kind": source_kind})
+
+        def report(item: IngestItem, out: IngestOutcome) -> bool:
+            if not own_job:
+                return False
+            return update_job(self.store, job_id, done=len(pipe.outcomes) - pipe.failed,
+                              failed=pipe.failed,
+                              message=f"{out.filename}: {out.status}; {pipe.progress().summary()}")
+
+        pipe = Pipeline(self, total=total, report=report, on_progress=on_progress)
         status = "done"
-
-        failed = 0
-
-        def report(out: IngestOutcome) -> bool:
-            nonlocal failed
-            outcomes.append(out)
-            failed += not out.ok
-            cancel = update_job(self.store, job_id, done=len(outcomes) - failed, failed=failed,
-                                message=f"{out.filename}: {out.status}")
-            if on_progress:
-                on_progress(len(outcomes), total, out)
-            return cancel
-
-        queue: list[IngestOutcome | _Pending] = []  # reported in input order
-
-        def flush() -> bool:
-            self._index_pending(pending)
-            cancel = False
-            for item in queue:
-                cancel = report(item.outcome if isinstance(item, _Pending) else item) or cancel
-            pending.clear()
-            queue.clear()
-            return cancel
-
+        self._links_waiting = []
         try:
-            for path, data in items:
-                if data is None:
-                    res = self.ingest_file(Path(path), collection=collection,
-                                           source_kind=source_kind, job_id=job_id, defer=True)
-                else:
-                    name = Path(path).name
-                    res = self._ingest_bytes(data, name, collection=collection,
-                                             source_kind=source_kind,
-                                             source_uri=f"{source_kind}://{name}", title=None,
-                                             meta=None, job_id=job_id, defer=True)
-                cancel = False
-                if isinstance(res, _Pending):
-                    pending.append(res)
-                    queue.append(res)
-                    if (len(pending) >= FLUSH_FILES
-                            or sum(len(p.chunks) for p in pending) >= FLUSH_CHUNKS):
-                        cancel = flush()
-                elif queue:
-                    queue.append(res)
-                else:
-                    cancel = report(res)
-                if cancel:
+            it = iter(items)
+            while True:
+                try:
+                    raw = next(it)
+                except StopIteration:
+                    break
+                except BaseException:  # the caller's source failed: publish what is stored
+                    pipe.finish()
+                    raise
+                if raw is None:
+                    pipe.advance()
+                    continue
+                item = IngestItem.of(raw)
+                if pipe.put(item, self._ingest_item(item, collection=collection,
+                                                    source_kind=source_kind, job_id=job_id,
+                                                    identity=identity)):
                     status = "cancelled"
                     break
-            flush()
+            pipe.finish()
         except BaseException as e:
-            finish_job(self.store, job_id, "failed", error=str(e))
+            if own_job:
+                finish_job(self.store, job_id, "failed", error=str(e))
             raise
-        finish_job(self.store, job_id, status, result={
-            "files": len(outcomes), "failed": sum(not o.ok for o in outcomes),
-            "chunks": sum(o.chunks for o in outcomes)})
+        finally:
+            pipe.close()
+            try:  # also after an error: the links are in the store already
+                self.sync_links()
+            except Exception:  # noqa: BLE001 - stale tokens are found and fixed by check
+                log.exception("rewriting collection tokens after an ingest failed")
+            self._links_waiting = None
+        outcomes = pipe.outcomes
+        if own_job:
+            finish_job(self.store, job_id, status, result={
+                "files": len(outcomes), "failed": sum(not o.ok for o in outcomes),
+                "chunks": sum(o.chunks for o in outcomes)})
         return outcomes
+
+    def _ingest_item(self, item: IngestItem, *, collection: str | None, source_kind: str,
+                     job_id: int, identity: Identity) -> IngestOutcome | _Pending:
+        """Store one item (deferred: its chunks wait for the pipeline's embedding)."""
+        problem = item.problem()
+        if problem:
+            name = item.name if isinstance(item.name, str) and item.name else "(unnamed item)"
+            return IngestOutcome(name, "failed", error=f"{name}: {problem}")
+        kind = item.source_kind or source_kind
+        title, warns = item.clean_title()
+        ident = item.identity if item.identity is not None else identity
+        if item.data is None:
+            res = self.ingest_file(item.path, collection=collection, source_kind=kind,
+                                   job_id=job_id, defer=True, title=title, meta=item.meta,
+                                   source_uri=item.source_uri, identity=ident)
+        else:
+            res = self._ingest_bytes(bytes(item.data), item.name, collection=collection,
+                                     source_kind=kind, source_uri=item.source_uri, title=title,
+                                     meta=item.meta, job_id=job_id, defer=True, identity=ident)
+        (res.outcome if isinstance(res, _Pending) else res).warnings[:0] = warns
+        return res
 
     # ---- one file -----------------------------------------------------------------------
 
-    def ingest_file(self, path: Path, *, collection: str | None = None,
+    def ingest_file(self, path: Path | FoundFile, *, collection: str | None = None,
                     source_kind: str = "file", job_id: int | None = None,
-                    defer: bool = False) -> IngestOutcome | _Pending:
-        name = path.name
-        source_uri = str(path.resolve())
+                    defer: bool = False, title: str | None = None, meta: dict | None = None,
+                    source_uri: str | None = None,
+                    identity: Identity = AUTO) -> IngestOutcome | _Pending:
+        found = path if isinstance(path, FoundFile) else self.rs.path_policy.named(path)
+        name = found.name
+        identity = identity.within(found.root)  # files of one folder tree keep their paths
+        if not found.readable:  # refused or skipped path: never read, nothing stored
+            return IngestOutcome(name, found.status, error=found.message)
+        source_uri = source_uri or str(found.target)
         try:
-            size = path.stat().st_size
-            if size > self.settings.max_upload_bytes:
-                raise FileTooLarge(name, self._too_large(size))
-            data = path.read_bytes()
+            data = self.read_found(found)
+        except PathRefused as e:
+            return IngestOutcome(name, "refused", error=e.reason)
         except IngestError as e:
             return self._record_failure(name, source_uri, source_kind, collection, e,
-                                        data=None, path=path)
+                                        data=None, path=found)
         except OSError as e:
             return IngestOutcome(name, "failed", error=f"{name}: cannot read file ({e.strerror})")
         if job_id is None:
             return self.ingest_bytes(data, name, collection=collection,
-                                     source_kind=source_kind, source_uri=source_uri)
+                                     source_kind=source_kind, source_uri=source_uri,
+                                     title=title, meta=meta, identity=identity)
         return self._ingest_bytes(data, name, collection=collection, source_kind=source_kind,
-                                  source_uri=source_uri, title=None, meta=None, job_id=job_id,
-                                  defer=defer)
+                                  source_uri=source_uri, title=title, meta=meta, job_id=job_id,
+                                  defer=defer, identity=identity)
+
+    def read_found(self, found: FoundFile) -> bytes:
+        """The bytes of a found file (opened without following symlinks), or FileTooLarge."""
+        limit = self.settings.max_upload_bytes
+        with open_file(found) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            data = fh.read(limit + 1) if size <= limit else b""
+        if size > limit or len(data) > limit:
+            raise FileTooLarge(found.name, self._too_large(max(size, len(data))))
+        return data
 
     def _too_large(self, size: int) -> str:
         return (f"file is {size / 1048576:.1f} MiB, over the upload limit of "
@@ -189,19 +211,22 @@ class Ingestor(MaintenanceMixin):
     def ingest_bytes(self, data: bytes, filename: str, *, collection: str | None = None,
                      source_kind: str = "upload", source_uri: str | None = None,
                      title: str | None = None, meta: dict | None = None,
-                     job_id: int | None = None) -> IngestOutcome:
+                     job_id: int | None = None, identity: Identity = AUTO) -> IngestOutcome:
         """Ingest one file's bytes. Every version being written belongs to a job, so that a
-        concurrent repair can tell a running ingest from an interrupted one."""
+        concurrent repair can tell a running ingest from an interrupted one. `title`: the
+        document's title (a repository path), instead of one found in the file."""
         if job_id is not None:
             return self._ingest_bytes(data, filename, collection=collection,
                                       source_kind=source_kind, source_uri=source_uri,
-                                      title=title, meta=meta, job_id=job_id, defer=False)
+                                      title=title, meta=meta, job_id=job_id, defer=False,
+                                      identity=identity)
         job_id = start_job(self.store, "ingest", total=1, params={"collection": collection})
         status = "failed"
         try:
             out = self._ingest_bytes(data, filename, collection=collection,
                                      source_kind=source_kind, source_uri=source_uri,
-                                     title=title, meta=meta, job_id=job_id, defer=False)
+                                     title=title, meta=meta, job_id=job_id, defer=False,
+                                     identity=identity)
             status = "done"
             return out
         finally:
@@ -209,63 +234,90 @@ class Ingestor(MaintenanceMixin):
 
     def _ingest_bytes(self, data: bytes, filename: str, *, collection: str | None,
                       source_kind: str, source_uri: str | None, title: str | None,
-                      meta: dict | None, job_id: int,
-                      defer: bool = False) -> IngestOutcome | _Pending:
+                      meta: dict | None, job_id: int, defer: bool = False,
+                      identity: Identity = AUTO) -> IngestOutcome | _Pending:
+        collection = collection or self.settings.default_collection  # every doc in one
         source_uri = source_uri or f"{source_kind}://{filename}"
         ext = Path(filename).suffix.lower()
         try:
             if len(data) > self.settings.max_upload_bytes:
                 raise FileTooLarge(filename, self._too_large(len(data)))
-            if ext not in SUPPORTED_EXTENSIONS:
-                raise UnsupportedFormat(filename, f"unsupported file type '{ext or '(none)'}'; "
-                                        f"supported: {', '.join(sorted(SUPPORTED_EXTENSIONS))}")
+            if not is_supported(filename):
+                raise unsupported(filename)
         except IngestError as e:
             return self._record_failure(filename, source_uri, source_kind, collection, e, data=data)
 
         sha = sha256_bytes(data)
+        linked: list[int] = []  # documents with indexed chunks that joined the collection
+        early: IngestOutcome | None = None
         with self.store.session() as s:
             existing = repo.version_by_sha(s, sha)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
-                if collection:
-                    repo.link(s, repo.get_or_create_collection(s, collection), doc.id)
+                self._link(s, collection, doc, linked)
                 same_source = doc.source_uri == source_uri
-                return IngestOutcome(filename, "unchanged" if same_source else "duplicate",
-                                     doc.id, existing.id, 0)
-            if (existing is not None and existing.status in ("pending", "indexing")
+                early = IngestOutcome(filename, "unchanged" if same_source else "duplicate",
+                                      doc.id, existing.id, 0)
+            elif (existing is not None and existing.status in ("pending", "indexing")
                     and (existing.meta or {}).get("job_id") == job_id):  # twice in one batch
-                if collection:
-                    repo.link(s, repo.get_or_create_collection(s, collection),
-                              existing.document_id)
-                return IngestOutcome(filename, "duplicate", existing.document_id, existing.id, 0)
-            doc = repo.document_by_source(s, source_uri)
-            if existing is not None:  # failed or interrupted earlier: try again in place
-                version = existing
-                doc = existing.document
-                repo.delete_version_content(s, version.id)
-                version.status, version.error = "pending", None
+                self._link(s, collection, existing.document, linked)
+                early = IngestOutcome(filename, "duplicate", existing.document_id, existing.id,
+                                      0)
             else:
-                status = "new_version" if doc is not None else "new"
-                if doc is None:
-                    doc = Document(title=Path(filename).stem, filename=filename,
-                                   source_kind=source_kind, source_uri=source_uri,
-                                   file_type=ext.lstrip("."), status="pending", meta=meta or {})
-                    s.add(doc)
+                doc = repo.document_by_source(s, source_uri)
+                note, matched = None, None
+                if existing is not None:  # failed or interrupted earlier: try again in place
+                    version = existing
+                    doc = existing.document
+                    repo.delete_version_content(s, version.id)
+                    version.status, version.error = "pending", None
+                else:
+                    if identity.mode == "version_of":
+                        doc = repo.get_document(s, identity.document)
+                        note = f"made a version of document {doc.id} ({doc.filename}) as asked"
+                    elif doc is None and identity.mode == "auto" and collection \
+                            and source_kind in NAME_MATCH_KINDS \
+                            and self.settings.version_match != "off":
+                        doc = same_name(s, filename, collection, source_uri, identity.tree)
+                        matched = doc.id if doc is not None else None
+                    if doc is None:
+                        doc = Document(title=Path(filename).stem, filename=filename,
+                                       source_kind=source_kind, source_uri=source_uri,
+                                       file_type=ext.lstrip("."), status="pending",
+                                       meta=meta or {})
+                        s.add(doc)
+                        s.flush()
+                    elif meta and doc.source_uri == source_uri:  # a new version: what
+                        # the caller knows now about the source
+                        doc.meta = {**(doc.meta or {}), **meta}
+                    version = DocumentVersion(
+                        document_id=doc.id, number=repo.next_version_number(s, doc.id),
+                        sha256=sha, size_bytes=len(data), filename=filename, status="pending")
+                    s.add(version)
                     s.flush()
-                version = DocumentVersion(
-                    document_id=doc.id, number=repo.next_version_number(s, doc.id), sha256=sha,
-                    size_bytes=len(data), filename=filename, status="pending")
-                s.add(version)
-                s.flush()
-            status = "new_version" if doc.active_version_id else "new"
-            if collection:
-                repo.link(s, repo.get_or_create_collection(s, collection), doc.id)
-            version.original_path = self._store_original(sha, ext, data)
-            version.meta = {**(version.meta or {}), "job_id": job_id}
-            doc_id, version_id = doc.id, version.id
+                status = "new_version" if doc.active_version_id else "new"
+                self._link(s, collection, doc, linked)  # its new chunks get it when published
+                version.original_path = self._store_original(sha, ext, data)
+                version.meta = {**(version.meta or {}), "job_id": job_id,
+                                "source_uri": source_uri}
+                doc_id, version_id = doc.id, version.id
+                ctx = Context(source_kind=source_kind,
+                              path=(meta or {}).get("path") or source_uri,
+                              versions=len(doc.versions), title=title,
+                              profile_override=(doc.meta or {}).get("profile_override"),
+                              title_locked=(doc.meta or {}).get("title_source") == "user")
+                doc_filename = doc.filename
+        self._linked(linked, defer)  # the active version's chunks meanwhile
+        if early is not None:
+            return early
 
         try:
-            prepared = self._prepare(data, filename)
+            prepared = self._prepare(data, filename, ctx)
+            if matched is not None:
+                doc_id, status, note = confirm_name_match(
+                    self.store, self.settings, doc_id, version_id, prepared.text.text,
+                    filename=filename, source_uri=source_uri, source_kind=source_kind,
+                    meta=meta, collection=collection, status=status, doc_filename=doc_filename)
         except IngestError as e:
             self._mark_failed(version_id, str(e))
             return IngestOutcome(filename, "failed", doc_id, version_id, error=str(e))
@@ -275,9 +327,10 @@ class Ingestor(MaintenanceMixin):
             self._mark_failed(version_id, msg)
             return IngestOutcome(filename, "failed", doc_id, version_id, error=msg)
 
-        out = IngestOutcome(filename, status, doc_id, version_id,
-                            warnings=prepared["text"].metadata.get("warnings", []))
-        pend = self._store(out, sha, prepared, title)
+        out = IngestOutcome(filename, status, doc_id, version_id, note=note,
+                            warnings=prepared.text.metadata.get("warnings", [])
+                            + prepared.warnings)
+        pend = self._store(out, sha, prepared)
         return pend if defer else self._index_pending([pend])[0]
 
     # ---- stages -------------------------------------------------------------------------
@@ -286,108 +339,74 @@ class Ingestor(MaintenanceMixin):
         rel = Path(sha[:2]) / f"{sha}{ext}"
         dest = self.settings.originals_dir / rel
         if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            tmp = dest.with_suffix(dest.suffix + ".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, dest)
+            dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_private(dest, data)  # 0600, atomically
         return str(rel)
 
-    def _prepare(self, data: bytes, filename: str) -> dict:
-        raw = extract(data, filename)
-        text = normalise(raw)
-        if not text.text.strip():
-            from backend.errors import ExtractionError
+    def _prepare(self, data: bytes, filename: str, ctx: Context) -> Prepared:
+        return prepare(self.settings, self.store, data, filename, ctx)
 
-            raise ExtractionError(filename, "no text could be extracted")
-        sections = build_sections(text)
-        chunks = chunk_text(text, sections, self.settings.chunk_size, self.settings.chunk_overlap)
-        return {"raw": raw, "text": text, "sections": sections, "chunks": chunks}
-
-    def _store(self, out: IngestOutcome, sha: str, p: dict, title: str | None) -> _Pending:
-        """Write text, sections and chunks with status "indexing" (committed)."""
+    def _store(self, out: IngestOutcome, sha: str, p: Prepared) -> _Pending:
+        """Write text, classification, sections and chunks with status "indexing" (committed)."""
         doc_id, version_id = out.document_id, out.version_id
-        text, nodes, specs = p["text"], p["sections"], p["chunks"]
-        size, overlap = self.settings.chunk_size, self.settings.chunk_overlap
+        text, nodes, specs = p.text, p.sections, p.chunks
+        variant = p.profile.variant()
         lang = detect_language(text.text[:20000])
+        c = p.classification
         with self.store.session() as s:
             doc = s.get(Document, doc_id)
             version = s.get(DocumentVersion, version_id)
             version.text = text.text
-            version.page_count = p["raw"].page_count
+            version.page_count = p.raw.page_count if p.raw else text.metadata.get("page_count")
             version.language = lang
             version.meta = {**(version.meta or {}), **text.metadata,
                             "pages": [[pg.number, pg.start, pg.end] for pg in text.pages],
-                            "chunking": {"size": size, "overlap": overlap}}
+                            **stored_layout(text), "chunking": p.chunking,
+                            "profile": {"name": p.profile.name, "params": p.profile.params()},
+                            "title": {"text": p.title, "source": p.title_source}}
+            version.primary_type, version.processing_profile = c.primary_type, p.profile.name
+            version.classification = c.to_json()
             version.status = "indexing"
-            doc.title = title or text.title or _first_line_title(text.text) or doc.title
-            doc.doc_type = classify.doc_type(doc.file_type, nodes, text.text, doc.title)
-            section_rows: list[Section] = []
-            for i, n in enumerate(nodes):
-                row = Section(version_id=version_id, ordinal=i, level=n.level, kind=n.kind,
-                              title=n.title[:1000], number=n.number, start=n.start, end=n.end,
-                              page_start=n.page_start, page_end=n.page_end)
-                if n.parent is not None:
-                    row.parent_id = section_rows[n.parent].id
-                s.add(row)
-                s.flush()
-                section_rows.append(row)
+            if not (doc.meta or {}).get("title_source") == "user":
+                doc.title = p.title or doc.title
+            doc.doc_type = c.primary_type
+            section_rows = write_sections(s, version_id, nodes)
             chunk_rows = [
-                Chunk(id=chunk_id(sha, size, overlap, c.ordinal), version_id=version_id,
-                      document_id=doc_id, section_id=section_rows[c.section].id,
-                      ordinal=c.ordinal, start=c.start, end=c.end, page=c.page,
-                      page_end=c.page_end, text=c.text)
-                for c in specs
+                Chunk(id=chunk_id(sha, p.size, p.overlap, x.ordinal, variant),
+                      version_id=version_id, document_id=doc_id,
+                      section_id=section_rows[x.section].id, ordinal=x.ordinal, start=x.start,
+                      end=x.end, page=x.page, page_end=x.page_end, text=x.text)
+                for x in specs
             ]
             s.add_all(chunk_rows)
             old_active = doc.active_version_id if doc.active_version_id != version_id else None
-            indexed = [self._indexed(c, doc, nodes[spec.section].title, lang)
-                       for c, spec in zip(chunk_rows, specs)]
+            indexed = [self._indexed(ch, doc, nodes[spec.section].title, lang)
+                       for ch, spec in zip(chunk_rows, specs)]
         out.chunks = len(indexed)
         return _Pending(out, old_active, indexed)
 
-    def _index_pending(self, pending: list[_Pending]) -> list[IngestOutcome]:
-        """Embed the chunks of several stored versions in one call, add them to both
-        indexes, then activate each version (taking its predecessor out of the indexes)."""
+    def _index_pending(self, pending: list[_Pending], embeddings=None) -> list[IngestOutcome]:
+        """Embed the chunks of several stored versions in one call (outside the index write
+        lock: it is the slow part; the pipeline passes `embeddings` made in its embedding
+        thread), then, holding the lock, add them to both indexes and activate each version
+        (taking its predecessor out of the indexes)."""
         if not pending:
             return []
-        self._add_to_indexes([c for p in pending for c in p.chunks])
-        for p in pending:
-            if p.old_active:
-                self._deactivate(p.old_active)
-            with self.store.session() as s:
-                version = s.get(DocumentVersion, p.outcome.version_id)
-                version.status, version.is_active = "indexed", True
-                doc = s.get(Document, p.outcome.document_id)
-                doc.active_version_id, doc.status = version.id, "active"
-        self._record_index_counts()
+        chunks = [c for p in pending for c in p.chunks]
+        if embeddings is None:
+            embeddings = self._encode(chunks)
+        with self.rs.index_lock.hold("publish an ingest batch"):
+            self._add_to_indexes(chunks, embeddings)
+            for p in pending:
+                if p.old_active:
+                    self._deactivate(p.old_active)
+                with self.store.session() as s:
+                    version = s.get(DocumentVersion, p.outcome.version_id)
+                    version.status, version.is_active = "indexed", True
+                    doc = s.get(Document, p.outcome.document_id)
+                    doc.active_version_id, doc.status = version.id, "active"
+            self._record_index_counts()
         return [p.outcome for p in pending]
-
-    @staticmethod
-    def _indexed(c: Chunk, doc: Document, section_title: str, lang: str) -> IndexedChunk:
-        return IndexedChunk(chunk_id=c.id, text=c.text, document_id=doc.id,
-                            version_id=c.version_id, doc_type=doc.doc_type, title=doc.title,
-                            filename=doc.filename, section_title=section_title, language=lang)
-
-    def _add_to_indexes(self, chunks: list[IndexedChunk]) -> None:
-        if not chunks:
-            return
-        emb = self.rs.embedder.encode([c.text for c in chunks])
-        self.rs.vector_index.add(chunks, emb)
-        self.rs.keyword_index.add(chunks)
-
-    def _deactivate(self, version_id: int) -> int:
-        """Take a version out of the indexes (it stays in the store, inactive)."""
-        with self.store.session() as s:
-            ids = [c.id for c in repo.chunks_of(s, version_id)]
-            v = s.get(DocumentVersion, version_id)
-            v.is_active = False
-        self._delete_from_indexes(ids)
-        return len(ids)
-
-    def _delete_from_indexes(self, ids: list[str]) -> None:
-        if ids:
-            self.rs.vector_index.delete(ids)
-            self.rs.keyword_index.delete(ids)
 
     def _mark_failed(self, version_id: int, error: str) -> None:
         with self.store.session() as s:
@@ -397,19 +416,30 @@ class Ingestor(MaintenanceMixin):
             if doc.active_version_id is None:
                 doc.status = "failed"
 
+    def _collection(self, s, name: str):
+        """The collection to link into; a new one goes into RAGSCOPE_DEFAULT_KNOWLEDGE_BASE
+        (the service layer creates it first where an actor chose another, backend/acl.py)."""
+        return repo.get_or_create_collection(
+            s, name, knowledge_base=self.settings.default_knowledge_base)
+
     def _record_failure(self, filename: str, source_uri: str, source_kind: str,
                         collection: str | None, err: IngestError, *, data: bytes | None,
-                        path: Path | None = None) -> IngestOutcome:
+                        path: FoundFile | None = None) -> IngestOutcome:
         """A file rejected before extraction is still recorded as a failed version."""
+        collection = collection or self.settings.default_collection
         if data is not None:
             sha = sha256_bytes(data)
             size = len(data)
         else:  # too large to read whole: hash it streaming
             h = hashlib.sha256()
-            with open(path, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
-            sha, size = h.hexdigest(), path.stat().st_size
+            try:
+                with open_file(path) as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
+                    size = os.fstat(f.fileno()).st_size
+            except (OSError, PathRefused):  # gone or swapped meanwhile: report, keep going
+                return IngestOutcome(filename, "failed", error=str(err))
+            sha = h.hexdigest()
         with self.store.session() as s:
             v = repo.version_by_sha(s, sha)
             if v is None:
@@ -426,6 +456,8 @@ class Ingestor(MaintenanceMixin):
                 s.add(v)
             v.status, v.error = "failed", str(err)
             s.flush()
-            if collection:
-                repo.link(s, repo.get_or_create_collection(s, collection), v.document_id)
-            return IngestOutcome(filename, "failed", v.document_id, v.id, error=str(err))
+            linked: list[int] = []
+            self._link(s, collection, v.document, linked)
+            out = IngestOutcome(filename, "failed", v.document_id, v.id, error=str(err))
+        self._linked(linked, defer=self._links_waiting is not None)
+        return out

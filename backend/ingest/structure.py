@@ -7,7 +7,12 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from backend.ingest.types import PageSpan, SectionNode, Text
+
+if TYPE_CHECKING:
+    from backend.ingest.profiles import Profile
 
 MAX_HEADING_CHARS = 120
 MAX_TITLE_WORDS = 14
@@ -118,8 +123,10 @@ class _Cand:
     parts: tuple[int, ...] | None = None
 
 
-def build_sections(text: Text) -> list[SectionNode]:
-    """Flat section list in document order; index 0 is the root spanning the whole text."""
+def build_sections(text: Text, profile: "Profile | None" = None) -> list[SectionNode]:
+    """Flat section list in document order; index 0 is the root spanning the whole text.
+    The profile (backend/ingest/profiles.py) says which patterns make headings and whether a
+    text without headings gets one section per page; default: all of them."""
     n = len(text.text)
     starts = [p.start for p in text.pages]
     root = SectionNode(
@@ -127,10 +134,15 @@ def build_sections(text: Text) -> list[SectionNode]:
         page_for_offset(text.pages, 0, starts), page_for_offset(text.pages, max(0, n - 1), starts),
         None,
     )
+    numbered = profile.numbered_headings if profile is not None else True
+    keywords = profile.keyword_headings if profile is not None else True
+    pages = profile.page_sections if profile is not None else True
     cands = _markup_candidates(text)
-    cands += _pattern_candidates(text.text, keyword_only=bool(cands), taken=cands)
+    if keywords:
+        cands += _pattern_candidates(text.text, keyword_only=bool(cands) or not numbered,
+                                     taken=cands)
     cands.sort(key=lambda c: (c.start, c.rank))
-    if not cands and text.pages:
+    if not cands and text.pages and pages:
         cands = _page_candidates(text)
     nodes = [root]
     _nest(nodes, cands, n)
@@ -143,8 +155,10 @@ def build_sections(text: Text) -> list[SectionNode]:
 def _markup_candidates(text: Text) -> list[_Cand]:
     out = []
     for h in text.headings:
-        m = match_heading(h.title)
-        if m:
+        m = match_heading(h.title) if h.source != "symbol" else None
+        if h.source == "symbol":
+            kind, number = "symbol", None
+        elif m:
             kind, number = m.kind, m.number
         else:
             kind, number = ("chapter" if h.level <= 1 else "section"), None

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SECTION_KINDS = ("document", "chapter", "section", "agenda_item", "appendix", "paragraph", "page")
+SECTION_KINDS = ("document", "chapter", "section", "agenda_item", "appendix", "paragraph", "page",
+                 "symbol")
 
 
 @dataclass
@@ -20,6 +21,13 @@ class Block:
     heading_level: int | None = None
     # True for table rows and code: normalise keeps the line breaks instead of re-flowing
     preformatted: bool = False
+    # "code" (a code fence, <pre>, a source file's piece) or "table": recorded as a span of
+    # the text that profiles may keep whole in one chunk
+    kind: str | None = None
+    # the block starts a section with this title without being a heading itself (a class or
+    # function of a source file: the code stays the block's text, the symbol names the section)
+    anchor: str | None = None
+    anchor_level: int | None = None
 
 
 @dataclass
@@ -55,7 +63,7 @@ class Heading:
     level: int
     start: int  # offset of the heading line in the normalised text
     end: int  # end of the heading line
-    source: str = "markup"  # markup | outline | pattern
+    source: str = "markup"  # markup | outline | pattern | symbol
 
 
 @dataclass
@@ -67,6 +75,16 @@ class Text:
     headings: list[Heading]
     title: str | None = None
     metadata: dict = field(default_factory=dict)
+    spans: list["Span"] = field(default_factory=list)  # code blocks and tables, in order
+
+
+@dataclass(frozen=True)
+class Span:
+    """A code block or table in the normalised text ([start, end) offsets)."""
+
+    start: int
+    end: int
+    kind: str
 
 
 @dataclass

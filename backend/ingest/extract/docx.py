@@ -45,7 +45,7 @@ def _walk(document, container, blocks: list[Block]) -> None:
         elif tag == "tbl":
             rows = table_rows(Table(child, document))
             if rows:
-                blocks.append(Block("\n".join(rows), preformatted=True))
+                blocks.append(Block("\n".join(rows), preformatted=True, kind="table"))
         elif tag in ("sdt", "sdtContent", "customXml"):
             _walk(document, child, blocks)
 

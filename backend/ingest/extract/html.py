@@ -111,7 +111,7 @@ def _walk_xml(node, blocks: list[Block]) -> None:
             ]
             rows = [r for r in rows if r.strip(" |")]
             if rows:
-                blocks.append(Block("\n".join(rows), preformatted=True))
+                blocks.append(Block("\n".join(rows), preformatted=True, kind="table"))
         elif tag == "list":
             items = [" ".join("".join(i.itertext()).split()) for i in child.iter("item")]
             items = [f"- {i}" for i in items if i]
@@ -120,7 +120,7 @@ def _walk_xml(node, blocks: list[Block]) -> None:
         elif tag == "code":
             code = "".join(child.itertext()).strip("\n")
             if code.strip():
-                blocks.append(Block(code, preformatted=True))
+                blocks.append(Block(code, preformatted=True, kind="code"))
         elif tag in ("div", "main", "quote") and len(child):
             _walk_xml(child, blocks)
         elif text:
@@ -168,7 +168,7 @@ def _leaf_block(el, tag: str, blocks: list[Block]) -> None:
     if tag == "pre":
         code = el.text_content().strip("\n")
         if code.strip():
-            blocks.append(Block(code, preformatted=True))
+            blocks.append(Block(code, preformatted=True, kind="code"))
         return
     if tag == "table":
         rows = []
@@ -177,7 +177,7 @@ def _leaf_block(el, tag: str, blocks: list[Block]) -> None:
             if any(cells):
                 rows.append(" | ".join(cells))
         if rows:
-            blocks.append(Block("\n".join(rows), preformatted=True))
+            blocks.append(Block("\n".join(rows), preformatted=True, kind="table"))
         return
     text = " ".join(el.text_content().split())
     if text:

@@ -73,7 +73,7 @@ def parse_markdown(text: str) -> list[Block]:
     for line in text.split("\n"):
         if fence is not None:
             if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
-                blocks.append(Block("\n".join(code), preformatted=True))
+                blocks.append(Block("\n".join(code), preformatted=True, kind="code"))
                 fence, code = None, []
             else:
                 code.append(line)
@@ -101,7 +101,7 @@ def parse_markdown(text: str) -> list[Block]:
             para.append(line)
     flush()
     if fence is not None and code:  # unclosed fence: keep the code
-        blocks.append(Block("\n".join(code), preformatted=True))
+        blocks.append(Block("\n".join(code), preformatted=True, kind="code"))
     return [b for b in blocks if b.text.strip()]
 
 
@@ -112,7 +112,7 @@ def _is_table(lines: list[str]) -> bool:
 def _add_paragraph(blocks: list[Block], lines: list[str]) -> None:
     if _is_table(lines):
         rows = [_table_row(x) for i, x in enumerate(lines) if i != 1]
-        blocks.append(Block("\n".join(r for r in rows if r), preformatted=True))
+        blocks.append(Block("\n".join(r for r in rows if r), preformatted=True, kind="table"))
         return
     cleaned = [_list_item(x) for x in lines]
     blocks.append(Block(strip_inline("\n".join(cleaned))))

@@ -56,7 +56,7 @@ def _walk(node, blocks: list[Block], title_styles: set[str]) -> None:
         elif qname == (_TABLE_NS, "table"):
             rows = _table_rows(child)
             if rows:
-                blocks.append(Block("\n".join(rows), preformatted=True))
+                blocks.append(Block("\n".join(rows), preformatted=True, kind="table"))
         elif qname in _CONTAINERS:
             _walk(child, blocks, title_styles)
 

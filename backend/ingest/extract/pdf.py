@@ -2,17 +2,24 @@
 pypdf gives lines without paragraph gaps, so paragraphs are rebuilt from the line geometry
 (vertical gaps, font sizes; see pdf_layout) and line lengths (a line much shorter than the
 page's text width ends a paragraph). Without an outline, lines in a larger or bold font
-become headings."""
+become headings. Pages without a usable text layer (scanned pages, also single pages of a
+mixed PDF) are OCR'd with Tesseract (backend/ingest/ocr.py) when `ocr` options are given;
+their lines take the same way, and the version records each page's OCR confidence."""
 from __future__ import annotations
 
 import io
 import logging
 import re
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from backend.errors import ExtractionError
 from backend.ingest.types import Block, OutlineEntry, RawDocument
 
+from .limits import chars_error
+
+if TYPE_CHECKING:
+    from backend.ingest.ocr import OcrOptions
 from .pdf_layout import Line, group_blocks, layout_stats, read_page_lines
 
 log = logging.getLogger(__name__)
@@ -24,7 +31,11 @@ _PAGE_NUMBER = re.compile(
 _DIGITS = re.compile(r"\d+")
 
 
-def extract_pdf(data: bytes, filename: str) -> RawDocument:
+def extract_pdf(data: bytes, filename: str, max_chars: int | None = None,
+                ocr: "OcrOptions | None" = None) -> RawDocument:
+    """`max_chars`: stop with FileTooLarge as soon as the pages read so far have more text
+    (pypdf bounds each decompressed stream itself, at 75 MB). `ocr`: OCR pages without a
+    usable text layer (None: never)."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -40,24 +51,36 @@ def extract_pdf(data: bytes, filename: str) -> RawDocument:
         raise ExtractionError(filename, "corrupt or truncated PDF (no pages found)")
     warnings: list[str] = []
     page_lines: list[list[Line]] = []
+    chars = 0
     for number, page in enumerate(pages, start=1):
         try:
             page_lines.append(read_page_lines(page))
         except Exception as exc:  # one broken page should not lose the whole document
             warnings.append(f"page {number}: text could not be extracted ({_reason(exc)})")
             page_lines.append([])
+        chars += sum(len(x.text) for x in page_lines[-1])
+        if max_chars is not None and chars > max_chars:
+            raise chars_error(filename, chars, max_chars, so_far=True)
+    meta: dict = {}
+    ocr_pages = _ocr_pages(data, pages, page_lines, ocr, filename, warnings, meta)
+    if max_chars is not None and ocr_pages:
+        chars = sum(len(x.text) for lines in page_lines for x in lines)
+        if chars > max_chars:
+            raise chars_error(filename, chars, max_chars)
     if not any(page_lines):
-        raise ExtractionError(filename, "no extractable text (scanned PDF? OCR is not supported)")
+        raise ExtractionError(filename, "no extractable text (the pages have no text layer and "
+                              "OCR found no text)" if ocr_pages else "no extractable text")
     _drop_running_lines(page_lines)
     outline = _outline(reader, warnings)
-    stats = layout_stats(page_lines)
+    text_stats = layout_stats([x for i, x in enumerate(page_lines) if i + 1 not in ocr_pages])
+    ocr_stats = layout_stats([x for i, x in enumerate(page_lines) if i + 1 in ocr_pages])
     blocks = [
         Block(text, page=number, heading_level=level)
         for number, lines in enumerate(page_lines, start=1)
         if lines
-        for text, level in group_blocks(lines, stats, _text_width(lines), headings=not outline)
+        for text, level in group_blocks(lines, ocr_stats if number in ocr_pages else text_stats,
+                                        _text_width(lines), headings=not outline)
     ]
-    meta: dict = {}
     if warnings:
         meta["warnings"] = warnings
     return RawDocument(
@@ -67,6 +90,97 @@ def extract_pdf(data: bytes, filename: str) -> RawDocument:
         metadata=meta,
         page_count=len(pages),
     )
+
+
+def _ocr_pages(data: bytes, pages, page_lines: list[list[Line]], ocr, filename: str,
+               warnings: list[str], meta: dict) -> set[int]:
+    """OCR the pages whose text layer has fewer than `ocr.min_page_chars` characters and that
+    show an image; fills their lines in place. Returns the 1-based numbers of OCR'd pages."""
+    from backend.ingest.ocr import check_available, ocr_images, record, render_pdf_pages
+
+    threshold = ocr.min_page_chars if ocr is not None else 1
+    wanted = [i for i, lines in enumerate(page_lines)
+              if sum(len(x.text) for x in lines) < threshold and _has_image(pages[i])]
+    if not wanted:
+        if not any(page_lines):
+            raise ExtractionError(filename, "no extractable text (the pages have neither a text "
+                                  "layer nor an image)")
+        return set()
+    why = (f"{'the PDF has' if len(wanted) == len(pages) else f'{len(wanted)} page(s) have'} "
+           "no text layer (scanned?)")
+    try:
+        version = check_available(ocr or _off(), filename, why)
+    except ExtractionError:
+        if any(page_lines):  # a mixed PDF: keep the text pages, say what is missing
+            which = (f"page {wanted[0] + 1} has" if len(wanted) == 1
+                     else f"pages {_ranges(wanted)} have")
+            warnings.append(f"{which} no text layer and {'was' if len(wanted) == 1 else 'were'} "
+                            "not OCR'd (OCR is off or Tesseract is missing)")
+            return set()
+        raise
+    if len(wanted) > ocr.max_pages:
+        warnings.append(f"only the first {ocr.max_pages} of {len(wanted)} pages without a text "
+                        "layer were OCR'd (RAGSCOPE_OCR_MAX_PAGES)")
+        wanted = wanted[:ocr.max_pages]
+    done = []
+    for start in range(0, len(wanted), max(1, ocr.workers)):  # bounded memory: a few images
+        batch = wanted[start:start + max(1, ocr.workers)]
+        dpis = [_render_dpi(pages[i], ocr) for i in batch]
+        images = render_pdf_pages(data, batch, dpis, password="" if _encrypted(data) else None)
+        done += ocr_images(images, ocr, filename, [i + 1 for i in batch], dpis)
+    for page in done:
+        page_lines[page.number - 1] = page.lines
+    record(meta, warnings, done, ocr, version)
+    return {p.number for p in done}
+
+
+def _render_dpi(page, ocr) -> int:
+    """Render a scanned page at the resolution of its largest image (a 200 dpi scan at
+    200 dpi: upsampling adds no detail, only pixels to read), at least 150 and at most the
+    configured OCR resolution."""
+    best = 0.0
+    try:
+        width_pt = float(page.mediabox.width) or 612.0
+        xobjects = page["/Resources"].get_object()["/XObject"].get_object()
+        for ref in xobjects.values():
+            obj = ref.get_object()
+            if obj.get("/Subtype") == "/Image":
+                best = max(best, float(obj.get("/Width", 0)) * 72.0 / width_pt)
+    except Exception:
+        return ocr.dpi
+    return int(min(ocr.dpi, max(150.0, best))) if best else ocr.dpi
+
+
+def _off():
+    from backend.ingest.ocr import OcrOptions
+
+    return OcrOptions(enabled=False)
+
+
+def _encrypted(data: bytes) -> bool:
+    return b"/Encrypt" in data
+
+
+def _has_image(page) -> bool:
+    """The page draws an image or a form (a scan is one image per page)."""
+    try:
+        res = page.get("/Resources")
+        xobjects = res.get_object().get("/XObject") if res is not None else None
+        return bool(xobjects) and len(xobjects.get_object()) > 0
+    except Exception:
+        return True  # unreadable resources: let OCR decide
+
+
+def _ranges(indices: list[int]) -> str:
+    """0-based indices -> "2, 4-6" (1-based)."""
+    out: list[str] = []
+    for i in indices:
+        n = i + 1
+        if out and out[-1].split("-")[-1] == str(n - 1):
+            out[-1] = out[-1].split("-")[0] + f"-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out)
 
 
 def _decrypt(reader, filename: str) -> None:

@@ -1,0 +1,317 @@
+"""`check` and `check --repair`: do the store and both indexes agree, and can every chunk's
+vector and keyword entry really be read back?
+
+Comparing id sets is not enough: after two processes wrote the embedded Chroma index with
+stale clients, every id was still listed while hundreds of vectors could no longer be found
+by a search with their own vector. So `check` also reads entries back — a sample of active
+chunks by default (`check_sample`), all of them with `full=True`:
+- vector: the stored vector can be fetched, and a search with it finds the chunk (or an
+  identical vector: duplicate texts embed identically);
+- keyword: the entry can be fetched by chunk id and holds the store's text;
+- memberships: both entries carry the collection tokens the store gives their document
+  (backend/ingest/memberships.py); `--repair` rewrites stale ones in place.
+Read-back runs without the index write lock (it may take long); suspects are verified again
+under the lock, so a concurrent delete is not reported as damage."""
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import numpy as np
+
+from backend.ingest import memberships
+from backend.jobs import mark_dead_jobs
+from backend.store import repo
+from backend.store.models import DocumentVersion
+
+if TYPE_CHECKING:
+    from backend.ingest.service import Ingestor
+
+READ_BATCH = 256
+SELF_HITS = 10  # a chunk must be among the nearest SELF_HITS of its own vector
+RETRY_HITS = 100  # ... or, on a second look, among RETRY_HITS
+SAME_VECTOR = 0.9999  # cosine at which another chunk's vector counts as the same vector
+
+
+@dataclass
+class CheckReport:
+    """Differences between the store and the indexes; every list empty means consistent."""
+
+    stuck_versions: list[int] = field(default_factory=list)
+    vector_orphans: list[str] = field(default_factory=list)
+    vector_missing: list[str] = field(default_factory=list)
+    vector_unreadable: list[str] = field(default_factory=list)
+    vector_unretrievable: list[str] = field(default_factory=list)
+    keyword_orphans: list[str] = field(default_factory=list)
+    keyword_missing: list[str] = field(default_factory=list)
+    keyword_unreadable: list[str] = field(default_factory=list)
+    memberships_stale: list[str] = field(default_factory=list)  # in either index
+    errors: list[str] = field(default_factory=list)  # an index that cannot be read at all
+    active_chunks: int = 0
+    read_back: int = 0
+    full: bool = False
+
+    PROBLEM_FIELDS = ("stuck_versions", "vector_orphans", "vector_missing", "vector_unreadable",
+                      "vector_unretrievable", "keyword_orphans", "keyword_missing",
+                      "keyword_unreadable", "memberships_stale", "errors")
+
+    def problems(self) -> dict[str, list]:
+        return {k: getattr(self, k) for k in self.PROBLEM_FIELDS if getattr(self, k)}
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems()
+
+    @property
+    def vector_damage(self) -> set[str]:
+        return set(self.vector_missing) | set(self.vector_unreadable) | set(self.vector_unretrievable)
+
+    @property
+    def keyword_damage(self) -> set[str]:
+        return set(self.keyword_missing) | set(self.keyword_unreadable)
+
+    def summary(self) -> str:
+        scope = "all" if self.full else "a sample of"
+        return (f"{self.active_chunks} active chunks; read back {scope} {self.read_back} "
+                "from both indexes")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RepairReport:
+    found: CheckReport
+    after: CheckReport
+    interrupted_versions: int = 0
+    orphans_removed: int = 0
+    vectors_readded: int = 0
+    keyword_readded: int = 0
+    memberships_synced: int = 0
+    vector_index_rebuilt: bool = False
+
+    @property
+    def repaired_anything(self) -> bool:
+        return bool(self.interrupted_versions or self.orphans_removed or self.vectors_readded
+                    or self.keyword_readded or self.memberships_synced
+                    or self.vector_index_rebuilt)
+
+    def summary(self) -> str:
+        if not self.repaired_anything:
+            return "nothing to repair"
+        parts = []
+        if self.interrupted_versions:
+            parts.append(f"marked {self.interrupted_versions} interrupted version(s) failed "
+                         "(ingest those files again)")
+        if self.orphans_removed:
+            parts.append(f"removed {self.orphans_removed} orphaned index entries")
+        if self.vector_index_rebuilt:
+            parts.append(f"rebuilt the vector index ({self.vectors_readded} vectors)")
+        elif self.vectors_readded:
+            parts.append(f"re-added {self.vectors_readded} vector(s)")
+        if self.keyword_readded:
+            parts.append(f"re-added {self.keyword_readded} keyword entr(y/ies)")
+        if self.memberships_synced:
+            parts.append(f"rewrote the collection memberships of {self.memberships_synced} "
+                         "chunk(s)")
+        return "repaired: " + "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"found": self.found.to_dict(), "after": self.after.to_dict(),
+                "interrupted_versions": self.interrupted_versions,
+                "orphans_removed": self.orphans_removed, "vectors_readded": self.vectors_readded,
+                "keyword_readded": self.keyword_readded,
+                "memberships_synced": self.memberships_synced,
+                "vector_index_rebuilt": self.vector_index_rebuilt}
+
+
+# ---- check ----------------------------------------------------------------------------------
+
+def check(ing: "Ingestor", *, full: bool = False, sample: int | None = None,
+          on_progress: Callable[[int, int], None] | None = None) -> CheckReport:
+    rs = ing.rs
+    mark_dead_jobs(ing.store)
+    report = CheckReport(full=full)
+    with rs.index_lock.hold("check the indexes"):  # a consistent snapshot of the id sets
+        report.stuck_versions = ing._stuck_versions()
+        with ing.store.session() as s:
+            expected = repo.active_chunk_ids(s)
+            in_flight = {c.id for v in s.query(DocumentVersion).filter(
+                DocumentVersion.status.in_(["pending", "indexing"])).all()
+                if v.id not in report.stuck_versions for c in repo.chunks_of(s, v.id)}
+        report.active_chunks = len(expected)
+        for name, index in (("vector", rs.vector_index), ("keyword", rs.keyword_index)):
+            try:
+                have = index.ids()
+            except Exception as exc:  # a broken index must be reported, not crash check
+                report.errors.append(f"{name} index: cannot list entries ({exc})")
+                have = set()
+            setattr(report, f"{name}_orphans", sorted(have - expected - in_flight))
+            setattr(report, f"{name}_missing", sorted(expected - have))
+    present = sorted(expected - set(report.vector_missing) - set(report.keyword_missing))
+    limit = sample or ing.settings.check_sample
+    chosen = present if full or len(present) <= limit else sorted(
+        random.Random().sample(present, limit))
+    report.read_back = len(chosen)
+    vec_bad, kw_bad = _read_back(ing, chosen, report, on_progress)
+    if vec_bad or kw_bad:  # look again under the lock: only what is still active counts
+        with rs.index_lock.hold("check the indexes"):
+            with ing.store.session() as s:
+                still = repo.active_chunk_ids(s)
+            again = CheckReport()
+            v2, k2 = _read_back(ing, sorted((vec_bad | kw_bad) & still), again, None,
+                                retry=True)
+            report.errors += [e for e in again.errors if e not in report.errors]
+        report.vector_unreadable = sorted(set(again.vector_unreadable))
+        report.vector_unretrievable = sorted(set(again.vector_unretrievable))
+        report.keyword_unreadable = sorted(set(again.keyword_unreadable))
+        report.memberships_stale = sorted(set(again.memberships_stale))
+    return report
+
+
+def _batches(items: list[str], n: int) -> Iterable[list[str]]:
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
+
+
+def _read_back(ing: "Ingestor", ids: list[str], report: CheckReport,
+               on_progress: Callable[[int, int], None] | None, *,
+               retry: bool = False) -> tuple[set[str], set[str]]:
+    """Read vectors and keyword entries of `ids` back; record what fails in `report`."""
+    rs = ing.rs
+    vec_bad: set[str] = set()
+    kw_bad: set[str] = set()
+    done = 0
+    for part in _batches(ids, READ_BATCH):
+        with ing.store.session() as s:
+            texts = {cid: c.text for cid, c in repo.chunks_by_ids(s, part).items()}
+        try:
+            vecs = rs.vector_index.get_embeddings(part)
+        except Exception as exc:
+            report.errors.append(f"vector index: cannot read vectors ({exc})")
+            vecs = {}
+            vec_bad.update(part)
+        else:
+            unreadable = [c for c in part if c not in vecs]
+            report.vector_unreadable += unreadable
+            vec_bad.update(unreadable)
+            lost = _not_found_by_own_vector(rs.vector_index, vecs,
+                                            RETRY_HITS if retry else SELF_HITS, report)
+            report.vector_unretrievable += lost
+            vec_bad.update(lost)
+        try:
+            stored = rs.keyword_index.texts(part)
+        except Exception as exc:
+            report.errors.append(f"keyword index: cannot read entries ({exc})")
+            stored = {}
+        wrong = [c for c in part if stored.get(c) != texts.get(c)]
+        report.keyword_unreadable += wrong
+        kw_bad.update(wrong)
+        stale = _stale_memberships(ing, part, report)
+        report.memberships_stale += stale
+        kw_bad.update(stale)  # looked at again under the lock, like damage
+        done += len(part)
+        if on_progress:
+            on_progress(done, len(ids))
+    return vec_bad, kw_bad
+
+
+def _stale_memberships(ing: "Ingestor", ids: list[str], report: CheckReport) -> list[str]:
+    """Chunks whose stored membership tokens (in either index) differ from the store's."""
+    want = memberships.expected_tokens(ing, ids)
+    stale: set[str] = set()
+    for name, index in (("vector", ing.rs.vector_index), ("keyword", ing.rs.keyword_index)):
+        try:
+            have = index.memberships(ids)
+        except Exception as exc:
+            report.errors.append(f"{name} index: cannot read memberships ({exc})")
+            continue
+        stale.update(c for c, toks in have.items() if c in want and toks != want[c])
+    return sorted(stale)
+
+
+def _not_found_by_own_vector(index, vecs: dict[str, np.ndarray], k: int,
+                             report: CheckReport) -> list[str]:
+    ids = list(vecs)
+    if not ids:
+        return []
+    try:
+        results = index.search_many([vecs[c] for c in ids], k)
+    except Exception as exc:
+        report.errors.append(f"vector index: search failed ({exc})")
+        return ids
+    return [cid for cid, hits in zip(ids, results)
+            if not any(h.chunk_id == cid or h.score >= SAME_VECTOR for h in hits)]
+
+
+# ---- repair ---------------------------------------------------------------------------------
+
+def repair(ing: "Ingestor", *, full: bool = False,
+           on_progress: Callable[[int, int], None] | None = None) -> RepairReport:
+    """Make store and indexes agree, then check again. Versions interrupted mid-ingest are
+    marked failed; orphaned entries removed; missing or damaged entries re-added (re-embedded);
+    when targeted repair does not heal the vector index (or it cannot be read at all), it is
+    rebuilt from the store."""
+    rs = ing.rs
+    interrupted = ing.repair_interrupted()
+    found = check(ing, full=full)
+    if not full and (found.vector_unreadable or found.vector_unretrievable
+                     or found.keyword_unreadable or found.memberships_stale):
+        found = check(ing, full=True)  # damage in a sample: find all of it
+    out = RepairReport(found=found, after=found, interrupted_versions=interrupted)
+    with rs.index_lock.hold("repair the indexes"):
+        if found.vector_orphans:
+            rs.vector_index.delete(found.vector_orphans)
+        if found.keyword_orphans:
+            rs.keyword_index.delete(found.keyword_orphans)
+        out.orphans_removed = len(found.vector_orphans) + len(found.keyword_orphans)
+        if any(e.startswith("vector") for e in found.errors):
+            out.vectors_readded = rebuild_vectors(ing, on_progress)
+            out.vector_index_rebuilt = True
+        else:
+            vec = sorted(found.vector_damage)
+            kw = sorted(found.keyword_damage)
+            _replace(ing, vec, kw)
+            out.vectors_readded, out.keyword_readded = len(vec), len(kw)
+        if found.memberships_stale:
+            with ing.store.session() as s:
+                docs = {c.document_id for c in
+                        repo.chunks_by_ids(s, found.memberships_stale).values()}
+            out.memberships_synced = memberships.sync(ing, docs)
+        ing._record_index_counts()
+    out.after = check(ing, full=full or bool(found.vector_damage | found.keyword_damage
+                                             | set(found.memberships_stale)))
+    if not out.vector_index_rebuilt and (out.after.vector_damage
+                                         or any(e.startswith("vector") for e in out.after.errors)):
+        with rs.index_lock.hold("repair the indexes"):
+            out.vectors_readded = rebuild_vectors(ing, on_progress)
+            out.vector_index_rebuilt = True
+            ing._record_index_counts()
+        out.after = check(ing, full=True)
+    return out
+
+
+def _replace(ing: "Ingestor", vec_ids: list[str], kw_ids: list[str]) -> None:
+    """Delete damaged entries (where present) and add them again from the store."""
+    if vec_ids:
+        ing.rs.vector_index.delete(vec_ids)
+    if kw_ids:
+        ing.rs.keyword_index.delete(kw_ids)
+    if vec_ids or kw_ids:
+        ing._readd(sorted(set(vec_ids) | set(kw_ids)), set(vec_ids), set(kw_ids))
+
+
+def rebuild_vectors(ing: "Ingestor", on_progress: Callable[[int, int], None] | None = None,
+                    batch: int = 256) -> int:
+    """Drop the vector index and add every active chunk again (caller holds the lock)."""
+    rs = ing.rs
+    rs.vector_index.reset()
+    with ing.store.session() as s:
+        ids = sorted(repo.active_chunk_ids(s))
+    for i in range(0, len(ids), batch):
+        part = ids[i:i + batch]
+        ing._readd(part, set(part), set())
+        if on_progress:
+            on_progress(min(i + batch, len(ids)), len(ids))
+    return len(ids)
