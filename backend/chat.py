@@ -4,7 +4,12 @@ and answering through the one retrieval module with a streaming provider.
 `ChatService(rs).ask_stream(uuid, question)` yields `Retrieved` (the numbered sources and the
 trace id), `Delta`s of answer text, at most one `Fallback` (the provider failed: discard the
 text so far, the extractive answer follows, marked as such) and finally `Answered` with the
-stored message: citation check, format check, tokens in/out, cost, model and latency."""
+stored message: citation check, format check, tokens in/out, cost, model and latency.
+
+ACL: `ask`/`ask_stream` take the asker's `Scope` (backend/access.py) and retrieve only
+within it (a session's collections outside it count as gone); `messages` takes the
+reader's scope and blanks the sources of documents outside it (backend/chat_sources.py,
+`scope_sources`), so stored answers cite nothing the reader may not read now."""
 from __future__ import annotations
 
 import time
@@ -14,7 +19,11 @@ from typing import Callable, Iterator
 from pydantic import ValidationError
 from sqlalchemy import Integer, func, select
 
+from backend.analysis import chat_route
+from backend.chat_answer import document_source, hit_source, inventory_text
 from backend.chat_prompt import build_prompt, check_citations
+from backend.access import Scope
+from backend.chat_sources import record_sources, scope_sources
 from backend.chat_types import (  # noqa: F401  (re-exported: the chat's public names)
     CONTEXT_LIMITS,
     SETTING_FIELDS,
@@ -22,6 +31,7 @@ from backend.chat_types import (  # noqa: F401  (re-exported: the chat's public 
     ChatInputError,
     Delta,
     Fallback,
+    Generated,
     MessageInfo,
     Retrieved,
     SessionInfo,
@@ -29,35 +39,85 @@ from backend.chat_types import (  # noqa: F401  (re-exported: the chat's public 
     make_title,
 )
 from backend.errors import NotFound, ProviderUnavailable
+from backend.evidence.grounding import check_support
+from backend.evidence.scoring import MemoEncoder, assess
 from backend.format_check import apply_profile
+from backend.index.base import IndexFilter
 from backend.llm import default_model, make_provider
 from backend.llm.base import Evidence, GenerationRequest, Provider, StreamEnd, TextDelta
 from backend.llm.extractive import ExtractiveProvider
 from backend.llm.pricing import pricing_table
 from backend.llm.tokens import count_tokens
-from backend.retrieval import Retriever, RetrievalParams
+from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
+from backend.retrieval.query import parse_query
 from backend.store import repo
 from backend.store.chat_models import DEFAULT_TITLE, ChatMessage, ChatSession
-from backend.store.models import utcnow
+from backend.store.models import Chunk, DocumentVersion, utcnow
+
+INVENTORY_K = 50  # documents an inventory answer may list
+KNOWN_SAMPLE = 500  # chunks counted for a word's share of the corpus
 
 def _message_info(m: ChatMessage) -> MessageInfo:
     return MessageInfo(**{f: getattr(m, f) for f in MessageInfo.__dataclass_fields__})
 
 
-def _source(n: int, hit) -> dict:
-    return {"n": n, "chunk_id": hit.chunk_id, "document_id": hit.document_id,
-            "title": hit.document_title or hit.filename, "filename": hit.filename,
-            "version": hit.version_number, "breadcrumb": hit.breadcrumb,
-            "section_path": list(hit.section_path), "page": hit.page,
-            "score": round(float(hit.score), 6), "original_path": hit.original_path,
-            "source_uri": hit.source_uri, "cited": False}
+_source = hit_source  # (name kept for callers of the earlier version)
 
 
 class ChatService:
     def __init__(self, rs, provider_factory: Callable[[str], Provider] | None = None):
         self.rs = rs
         self.settings = rs.settings
-        self._provider_factory = provider_factory or (lambda n: make_provider(self.settings, n))
+        self._provider_factory = provider_factory
+
+    def _known(self, word: str) -> float:
+        """The share of indexed chunks that contain `word` (the keyword index, any collection;
+        counted up to KNOWN_SAMPLE chunks, so on a large corpus common words all look
+        equally common): 0.0 when the corpus lacks it (an abstention signal), and the
+        rarity weight of the question's words in the extractive answerer."""
+        try:
+            idx = self.rs.keyword_index
+            n = idx.count()
+            if not n:
+                return 0.0
+            hits = idx.search(word, min(n, KNOWN_SAMPLE), IndexFilter(), highlight_limit=0)
+            return len(hits) / min(n, KNOWN_SAMPLE)
+        except Exception:  # noqa: BLE001 - an unavailable index: no abstention signal
+            return 1.0
+
+    def _known_in(self, collections: list[str]) -> Callable[[str], float]:
+        """`_known` within the collections a session searches (all when none are chosen):
+        a word that only other collections use is unknown to a question asked of these —
+        a chatbot on one site abstains on what only another site's pages mention."""
+        if not collections:
+            return self._known
+        with self.rs.store.session() as s:
+            ids = repo.document_ids(s, repo.DocumentFilter(collections=list(collections)))
+            n = s.scalar(select(func.count(Chunk.id)).join(
+                DocumentVersion, DocumentVersion.id == Chunk.version_id).where(
+                DocumentVersion.is_active.is_(True), DocumentVersion.status == "indexed",
+                Chunk.document_id.in_(ids))) if ids else 0
+
+        def known(word: str) -> float:
+            if not n:
+                return 0.0
+            try:
+                hits = self.rs.keyword_index.search(word, min(n, KNOWN_SAMPLE),
+                                                    IndexFilter(document_ids=ids),
+                                                    highlight_limit=0)
+                return len(hits) / min(n, KNOWN_SAMPLE)
+            except Exception:  # noqa: BLE001 - an unavailable index: no abstention signal
+                return 1.0
+        return known
+
+    def _provider(self, name: str, encoder, known: Callable[[str], float] | None = None
+                  ) -> Provider:
+        """The session's provider; the built-in extractive one gets the embedding model."""
+        if self._provider_factory is not None:
+            return self._provider_factory(name)
+        if name == "extractive":
+            return ExtractiveProvider(encoder, known=known or self._known)
+        return make_provider(self.settings, name)
 
     # ---- sessions ------------------------------------------------------------------------
 
@@ -68,12 +128,15 @@ class ChatService:
             raise ChatInputError("; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}"
                                            for x in e.errors())) from e
 
-    def create_session(self, user: str | None = None, **settings) -> SessionInfo:
+    def create_session(self, user: str | None = None, *, chatbot_id: int | None = None,
+                       **settings) -> SessionInfo:
+        """`chatbot_id`: a chatbot's conversation (backend/chatbots), kept out of the chat
+        page's session list."""
         settings.setdefault("provider", self.settings.chat_default_provider)
         cfg = self._settings(**settings)
         with self.rs.store.session() as s:
             row = ChatSession(uuid=str(uuidlib.uuid4()), user=user, title=DEFAULT_TITLE,
-                              **cfg.model_dump())
+                              chatbot_id=chatbot_id, **cfg.model_dump())
             s.add(row)
             s.flush()
             return self._info(s, row)
@@ -111,8 +174,8 @@ class ChatService:
     def list_sessions(self, user: str | None = None, limit: int = 100) -> list[SessionInfo]:
         """Most recent activity first; only `user`'s sessions when a user is given."""
         with self.rs.store.session() as s:
-            q = select(ChatSession).order_by(ChatSession.last_activity.desc(),
-                                             ChatSession.id.desc()).limit(limit)
+            q = select(ChatSession).where(ChatSession.chatbot_id.is_(None)).order_by(
+                ChatSession.last_activity.desc(), ChatSession.id.desc()).limit(limit)
             if user is not None:
                 q = q.where(ChatSession.user == user)
             rows = list(s.scalars(q))
@@ -124,7 +187,8 @@ class ChatService:
         """The user's newest session without messages, else a new one: opening the chat
         page again and again does not pile up empty sessions."""
         with self.rs.store.session() as s:
-            q = (select(ChatSession).where(~ChatSession.messages.any())
+            q = (select(ChatSession).where(~ChatSession.messages.any(),
+                                           ChatSession.chatbot_id.is_(None))
                  .order_by(ChatSession.last_activity.desc()).limit(1))
             q = q.where(ChatSession.user == user) if user else q.where(ChatSession.user.is_(None))
             row = s.scalar(q)
@@ -154,12 +218,14 @@ class ChatService:
         with self.rs.store.session() as s:
             s.delete(self._row(s, uuid, user))  # messages: ON DELETE CASCADE
 
-    def messages(self, uuid: str, *, user: str | None = None) -> list[MessageInfo]:
+    def messages(self, uuid: str, *, scope: Scope, user: str | None = None) -> list[MessageInfo]:
+        """The session's messages; sources of documents outside `scope` are blanked."""
         with self.rs.store.session() as s:
             row = self._row(s, uuid, user)
-            return [_message_info(m) for m in s.scalars(
+            infos = [_message_info(m) for m in s.scalars(
                 select(ChatMessage).where(ChatMessage.session_id == row.id)
                 .order_by(ChatMessage.id))]
+            return scope_sources(s, infos, scope)
 
     # ---- answering -----------------------------------------------------------------------
 
@@ -173,48 +239,133 @@ class ChatService:
                                  f"shorter than {limit:,} characters.")
         return q
 
-    def ask(self, uuid: str, question: str, *, user: str | None = None) -> Answered:
+    def ask(self, uuid: str, question: str, *, scope: Scope,
+            user: str | None = None) -> Answered:
         last = None
-        for event in self.ask_stream(uuid, question, user=user):
+        for event in self.ask_stream(uuid, question, scope=scope, user=user):
             last = event
         assert isinstance(last, Answered)
         return last
 
-    def ask_stream(self, uuid: str, question: str, *,
-                   user: str | None = None) -> Iterator[Retrieved | Delta | Fallback | Answered]:
+    def ask_stream(self, uuid: str, question: str, *, scope: Scope, user: str | None = None,
+                   ) -> Iterator[Retrieved | Delta | Fallback | Answered]:
         q = self.validate_question(question)
         sess = self.get_session(uuid, user=user)
         cfg = sess.settings
+        # ---- analysis route (issue 12; backend/analysis/chat_route.py) ----------------------
+        routed = chat_route.route(self, sess, q, scope)  # only documents in scope
+        if routed.answer is not None:
+            yield from chat_route.respond(self, sess, q, routed)
+            return
+        # -----------------------------------------------------------------------------------
+        owner = TraceOwner.user(sess.user) if sess.user else TraceOwner.system("cli")
+        gen = None
+        for event in self.answer_stream(q, cfg, scope=scope,
+                                        history=self._history(sess.uuid), owner=owner):
+            if isinstance(event, Generated):
+                gen = event
+            else:
+                yield event
+        assert gen is not None
+        chat_route.note_trace(self.rs, gen.trace_id, routed)  # issue 12: why retrieval
+        with self.rs.store.session() as s:
+            row = self._row(s, sess.uuid)
+            now = utcnow()
+            if not s.scalar(select(func.count(ChatMessage.id)).where(
+                    ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:
+                row.title = make_title(q)
+            row.last_activity = now
+            s.add(ChatMessage(session_id=row.id, role="user", content=q,
+                              collections=list(cfg.collections), created_at=now))
+            msg = ChatMessage(
+                session_id=row.id, role="assistant", content=gen.text, sources=gen.sources,
+                citations=gen.citations, format_check=gen.format_check,
+                collections=list(cfg.collections), provider=gen.provider,
+                model=gen.model, tokens_input=gen.tokens_input,
+                tokens_output=gen.tokens_output,
+                tokens_counted_locally=gen.tokens_counted_locally, cost_usd=gen.cost_usd,
+                cost_label=gen.cost_label, latency_ms=gen.latency_ms,
+                first_token_ms=gen.first_token_ms, retrieval_ms=gen.retrieval_ms,
+                trace_id=gen.trace_id, fallback=gen.fallback, notice=gen.notice,
+                created_at=now)
+            s.add(msg)
+            s.flush()
+            record_sources(s, msg)  # indexed for deletes (backend/chat_sources.py)
+            info = _message_info(msg)
+            session = self._info(s, row)
+        yield Answered(info, session)
+
+    def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
+                      history: list[tuple[str, str]] | None = None,
+                      owner: TraceOwner | None = None
+                      ) -> Iterator[Retrieved | Delta | Fallback | Generated]:
+        """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
+        this; `ask_stream` stores the result). Inventory questions get the document list of
+        the retrieval module's inventory mode; when the evidence is too weak
+        (backend/evidence/scoring.py) the answer says nothing was found and no model is asked;
+        generated answers get a per-sentence support check. Retrieval stays within `scope`
+        (`Scope.everything()` for the evaluation). The retrieval trace belongs to `owner`
+        (default: the system owner "eval")."""
+        owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
-        hits, trace_id, notes = self._retrieve(q, cfg)
+        result, trace_id, notes = self._retrieve(q, cfg, owner, scope)
         retrieval_ms = _ms(t0)
+        if result is not None and result.mode == "inventory":
+            yield from self._inventory(q, result, trace_id, notes, t0, retrieval_ms)
+            return
+        hits = result.hits[:cfg.context_limit] if result is not None else []
         chars = self.settings.chat_source_chars
         evidence = [Evidence(n, h.context[:chars], h.document_title or h.filename,
                              h.breadcrumb, h.page, float(h.score))
                     for n, h in enumerate(hits, 1)]
-        sources = [_source(n, h) for n, h in enumerate(hits, 1)]
+        sources = [hit_source(n, h) for n, h in enumerate(hits, 1)]
         yield Retrieved(sources, trace_id, retrieval_ms)
-
+        t_ret = time.perf_counter()  # first token is timed from here: gate + generation
+        encoder = MemoEncoder(self.rs.embedder)
+        known = self._known_in(cfg.collections)
+        assessment = assess(q, evidence, encoder, known=known) if evidence else None
         prompt = build_prompt(q, evidence, system_prompt=cfg.system_prompt,
-                              history=self._history(sess.uuid))
+                              history=history or [])
         request = GenerationRequest(
             model=cfg.model or default_model(self.settings, cfg.provider), system=prompt.system,
             messages=prompt.messages, question=q, evidence=evidence,
             temperature=cfg.temperature, max_tokens=cfg.max_tokens)
-        provider, fallback = self._provider_factory(cfg.provider), False
-        gen = _Generation()
+        provider, fallback = self._provider(cfg.provider, encoder, known), False
+        # The extractive answerer abstains below the measured threshold; a generative model
+        # (which may summarise what no single sentence matches) is not asked only when the
+        # documents clearly cannot answer (Assessment.no_evidence).
+        abstain = assessment is not None and (
+            assessment.abstain if provider.name == "extractive" else assessment.no_evidence)
+        if abstain and provider.name != "extractive":
+            notes.append("No model was asked: the documents hold no evidence for this "
+                         "question.")
+            provider = ExtractiveProvider(encoder, known=known, decline=True)
+        gen = _Generation(t_ret)
         try:
             yield from gen.run(provider, request)
         except ProviderUnavailable as e:
             fallback = True
             notes.append(f"{e}. Showing the extractive answer instead (no model involved).")
             yield Fallback(notes[-1])
-            provider, gen = ExtractiveProvider(), _Generation()
+            provider, gen = ExtractiveProvider(encoder, known=known), _Generation(t_ret)
             yield from gen.run(provider, request)
         latency_ms = _ms(t0)
 
         text, fmt = apply_profile(gen.text, cfg.answer_profile)
         citations = check_citations(text, len(sources))
+        if assessment is not None:
+            citations["evidence_score"] = round(assessment.best, 4)
+            citations["abstained"] = abstain
+        if abstain:  # "nothing found" cites nothing by design
+            citations["uncited_sentences"] = []
+            citations["ok"] = not citations["invalid"]
+        if provider.name != "extractive" and not abstain:
+            support = check_support(text, evidence, encoder, assessment.question.language
+                                    if assessment else "")
+            citations["support"] = [x.to_dict() for x in support]
+            citations["unsupported_sentences"] = [x.sentence for x in support
+                                                  if not x.supported]
+            citations["ok"] = citations["ok"] and not citations["unsupported_sentences"]
         for src in sources:
             src["cited"] = src["n"] in citations["cited"]
         end = gen.end or StreamEnd(model=request.model)
@@ -228,46 +379,66 @@ class ChatService:
             tout = count_tokens(text)
         cost = pricing_table(self.settings.pricing_file).cost(
             provider.name, model, tin, tout, provider_is_local=provider.local)
-        with self.rs.store.session() as s:
-            row = self._row(s, sess.uuid)
-            now = utcnow()
-            if not s.scalar(select(func.count(ChatMessage.id)).where(
-                    ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:
-                row.title = make_title(q)
-            row.last_activity = now
-            s.add(ChatMessage(session_id=row.id, role="user", content=q,
-                              collections=list(cfg.collections), created_at=now))
-            msg = ChatMessage(
-                session_id=row.id, role="assistant", content=text, sources=sources,
-                citations=citations, format_check=fmt, collections=list(cfg.collections),
-                provider=provider.name, model=model, tokens_input=tin, tokens_output=tout,
-                tokens_counted_locally=counted, cost_usd=cost.usd, cost_label=cost.label,
-                latency_ms=latency_ms, first_token_ms=gen.first_token_ms,
-                retrieval_ms=retrieval_ms, trace_id=trace_id,
-                fallback=fallback, notice=" ".join(notes) or None, created_at=now)
-            s.add(msg)
-            s.flush()
-            info = _message_info(msg)
-            session = self._info(s, row)
-        yield Answered(info, session)
+        yield Generated(text, sources, evidence, citations, fmt, provider.name, model, tin,
+                        tout, counted, cost.usd, cost.label, latency_ms, gen.first_token_ms,
+                        retrieval_ms, trace_id, fallback, " ".join(notes) or None,
+                        "abstained" if abstain else "answer")
 
-    def _retrieve(self, q: str, cfg: SessionSettings) -> tuple[list, str | None, list[str]]:
-        """Hits, trace id and notes. Collections deleted since the session chose them are
-        left out (and named); when none is left there is nothing to search."""
+    def _inventory(self, q: str, result: RetrievalResult, trace_id: str | None,
+                   notes: list[str], t0: float, retrieval_ms: float) -> Iterator:
+        """'Welche Dokumente gibt es?': the listed documents are the sources, each cited."""
+        best = {}
+        for h in result.hits:
+            best.setdefault(h.document_id, h)
+        sources = [document_source(n, d, best.get(d.document_id))
+                   for n, d in enumerate(result.documents, 1)]
+        yield Retrieved(sources, trace_id, retrieval_ms)
+        topic = next((st.params.get("topic") for st in result.trace.stages
+                      if st.name == "inventory"), "") or ""
+        t1 = time.perf_counter()
+        text = inventory_text(q, topic, sources)
+        first = None
+        for piece in text.splitlines(keepends=True):
+            first = _ms(t1) if first is None else first
+            yield Delta(piece)
+        citations = check_citations(text, len(sources))
+        citations["abstained"] = not sources
+        for src in sources:
+            src["cited"] = src["n"] in citations["cited"]
+        _, fmt = apply_profile(text, "markdown")
+        tokens = count_tokens(text)
+        yield Generated(text, sources, [], citations, fmt, "extractive", "inventory",
+                        count_tokens(q), tokens, True, 0.0, "local", _ms(t0), first,
+                        retrieval_ms, trace_id, False, " ".join(notes) or None,
+                        "inventory" if sources else "abstained")
+
+    def _retrieve(self, q: str, cfg: SessionSettings, owner: TraceOwner, scope: Scope
+                  ) -> tuple[RetrievalResult | None, str | None, list[str]]:
+        """The retrieval result, its trace id and notes, retrieved within `scope`.
+        Collections deleted since the session chose them, or no longer readable, are left
+        out (and named); when none is left there is nothing to search. The chat uses the
+        retrieval module whole: inventory mode (document lists with a relevance cut-off),
+        small-to-big context, the minimum score, and uploads before crawled pages on score ties (settings `chat_expand`, `chat_min_score`,
+        `chat_inventory_cutoff`). The trace belongs to `owner` (the session's user, who sees
+        the conversation; a system owner such as "cli" or "eval" otherwise)."""
         notes, collections = [], cfg.collections or None
         if collections:
             with self.rs.store.session() as s:
-                known = {c.name for c, _ in repo.list_collections(s)}
+                known = {c.name for c, _ in repo.list_collections(s) if scope.can_read(c.name)}
             gone = [c for c in collections if c not in known]
             collections = [c for c in collections if c in known]
             if gone:
                 notes.append(f"Collection(s) no longer there: {', '.join(gone)}.")
             if not collections:
-                return [], None, notes
+                return None, None, notes
+        st = self.settings
+        k = max(cfg.context_limit, INVENTORY_K) if parse_query(q).inventory else cfg.context_limit
         result = Retriever(self.rs).retrieve(q, RetrievalParams(
-            policy=cfg.policy, k=cfg.context_limit, collections=collections,
-            persist_trace=True))
-        return result.hits[:cfg.context_limit], result.trace.id, notes
+            policy=cfg.policy, k=k, collections=collections, persist_trace=True,
+            expand=st.chat_expand, expand_chars=st.chat_source_chars,
+            min_score=st.chat_min_score, inventory_cutoff=st.chat_inventory_cutoff,
+            prefer_uploads=True), scope=scope, owner=owner)
+        return result, result.trace.id, notes
 
     def _history(self, uuid: str) -> list[tuple[str, str]]:
         turns = self.settings.chat_history_turns
@@ -288,19 +459,21 @@ class ChatService:
 
 
 class _Generation:
-    """Collects one provider stream: text, time to first token, the StreamEnd."""
+    """Collects one provider stream: text, time to first token (from `t0`, else from the
+    start of the stream), the StreamEnd."""
 
-    def __init__(self):
+    def __init__(self, t0: float | None = None):
         self.parts: list[str] = []
         self.first_token_ms: float | None = None
         self.end = None
+        self.t0 = t0
 
     @property
     def text(self) -> str:
         return "".join(self.parts).strip()
 
     def run(self, provider: Provider, request: GenerationRequest) -> Iterator[Delta]:
-        t0 = time.perf_counter()
+        t0 = self.t0 if self.t0 is not None else time.perf_counter()
         for event in provider.stream(request):
             if isinstance(event, TextDelta):
                 if self.first_token_ms is None:

@@ -142,6 +142,33 @@ class Answered:
     session: SessionInfo
 
 
+@dataclass
+class Generated:
+    """An answer before it is stored (`ChatService.answer_stream`'s last event). `mode`:
+    "answer", "abstained" (the evidence was too weak: the "nothing found" message, no model
+    asked) or "inventory" (a document list from the retrieval module's inventory mode)."""
+
+    text: str
+    sources: list[dict]
+    evidence: list  # [Evidence] as given to the answerer
+    citations: dict
+    format_check: dict
+    provider: str
+    model: str
+    tokens_input: int
+    tokens_output: int
+    tokens_counted_locally: bool
+    cost_usd: float | None
+    cost_label: str
+    latency_ms: float
+    first_token_ms: float | None
+    retrieval_ms: float
+    trace_id: str | None
+    fallback: bool = False
+    notice: str | None = None
+    mode: str = "answer"
+
+
 def make_title(question: str) -> str:
     text = " ".join(question.split())
     if len(text) <= TITLE_CHARS:

@@ -13,7 +13,7 @@ from typing import Iterator, Literal, Protocol, Union, runtime_checkable
 from backend.errors import ProviderUnavailable
 
 FailureKind = Literal["connection", "timeout", "rate_limited", "server_error", "bad_request",
-                      "auth", "broken_stream", "config"]
+                      "auth", "broken_stream", "config", "start"]
 
 
 class ProviderFailure(ProviderUnavailable):
@@ -30,7 +30,7 @@ class ProviderFailure(ProviderUnavailable):
                 "server_error": f"answered with a server error (HTTP {status})",
                 "bad_request": f"refused the request (HTTP {status})",
                 "auth": "refused the credentials", "broken_stream": "broke off the answer stream",
-                "config": "is not configured"}[kind]
+                "config": "is not configured", "start": "could not be started"}[kind]
         msg = f"{provider} {what}"
         super().__init__(f"{msg}: {detail}" if detail else msg)
 
@@ -86,7 +86,7 @@ StreamEvent = Union[TextDelta, StreamEnd]
 
 @runtime_checkable
 class Provider(Protocol):
-    name: str  # "extractive" | "ollama" | "anthropic" | "openai"
+    name: str  # "extractive" | "ollama" | "anthropic" | "openai" | "local"
     local: bool  # runs on this machine / in the organisation: cost "local"
     default_model: str
 

@@ -6,12 +6,17 @@ from backend.config import Settings
 from backend.errors import ConfigError
 from backend.llm.base import Provider
 
-PROVIDERS: tuple[str, ...] = ("extractive", "ollama", "anthropic", "openai")
-LABELS = {"extractive": "Extractive (built in, no model)", "ollama": "Ollama",
+PROVIDERS: tuple[str, ...] = ("extractive", "local", "ollama", "anthropic", "openai")
+LABELS = {"extractive": "Extractive (built in, no model)",
+          "local": "Local model (GGUF, llama.cpp)", "ollama": "Ollama",
           "anthropic": "Anthropic", "openai": "OpenAI-compatible server"}
 
 
 def default_model(settings: Settings, name: str) -> str:
+    if name == "local":
+        from backend.llm.local import configured_model_path, model_alias
+
+        return model_alias(configured_model_path(settings.local_model_path))
     return {"extractive": "extractive", "ollama": settings.ollama_model,
             "anthropic": settings.anthropic_model, "openai": settings.openai_model}[name]
 
@@ -23,6 +28,10 @@ def make_provider(settings: Settings, name: str) -> Provider:
         from backend.llm.extractive import ExtractiveProvider
 
         return ExtractiveProvider()
+    if name == "local":
+        from backend.llm.local import LocalProvider
+
+        return LocalProvider(s)
     if name == "ollama":
         from backend.llm.ollama import OllamaProvider
 

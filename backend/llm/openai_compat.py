@@ -58,7 +58,7 @@ class OpenAICompatProvider:
                         if choice.finish_reason:
                             finish = choice.finish_reason
         except openai.APIStatusError as e:
-            raise _status_failure(e) from e
+            raise _status_failure(e, self.name) from e
         except openai.APITimeoutError as e:
             raise ProviderFailure(self.name, "timeout", type(e).__name__) from e
         except openai.APIConnectionError as e:
@@ -78,9 +78,9 @@ class OpenAICompatProvider:
                         stop_reason=finish)
 
 
-def _status_failure(e: "openai.APIStatusError") -> ProviderFailure:
+def _status_failure(e: "openai.APIStatusError", provider: str) -> ProviderFailure:
     code = e.status_code
     kind = ("rate_limited" if code == 429 else "server_error" if code >= 500
             else "auth" if code in (401, 403) else "bad_request")
     msg = e.message if isinstance(getattr(e, "message", None), str) else str(e)
-    return ProviderFailure(OpenAICompatProvider.name, kind, msg[:300], code)
+    return ProviderFailure(provider, kind, msg[:300], code)

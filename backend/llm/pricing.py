@@ -42,7 +42,7 @@ class PricingTable:
     prices: dict[str, Price]
     prices_taken: str
     currency: str = "USD"
-    local_providers: frozenset[str] = frozenset({"extractive", "ollama"})
+    local_providers: frozenset[str] = frozenset({"extractive", "local", "ollama"})
 
     @classmethod
     def load(cls, path: Path | str | None = None) -> "PricingTable":
@@ -63,7 +63,7 @@ class PricingTable:
             raise ConfigError(f"pricing file {p}: prices_taken (a date) is missing")
         return cls(prices, str(taken if not isinstance(taken, date) else taken.isoformat()),
                    str(raw.get("currency", "USD")),
-                   frozenset(raw.get("local_providers") or ("extractive", "ollama")))
+                   frozenset(raw.get("local_providers") or ("extractive", "local", "ollama")))
 
     def lookup(self, model: str) -> Price | None:
         """Exact name, else the longest listed prefix ("claude-sonnet-4-5-20250929")."""

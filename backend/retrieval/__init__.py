@@ -13,7 +13,8 @@ from backend.retrieval.types import (
     RetrievalResult,
     Stage,
     Trace,
+    TraceOwner,
 )
 
 __all__ = ["Retriever", "retrieve", "RetrievalParams", "RetrievalResult", "Hit",
-           "DocumentHit", "Stage", "Trace", "POLICIES"]
+           "DocumentHit", "Stage", "Trace", "TraceOwner", "POLICIES"]

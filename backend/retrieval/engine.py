@@ -4,9 +4,8 @@ from __future__ import annotations
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
-from backend.errors import NotFound
+from backend.access import Scope
 from backend.index.base import IndexFilter, IndexHit
 from backend.retrieval import fusion, lookup, policies
 from backend.retrieval.query import ParsedQuery, parse_query
@@ -18,6 +17,7 @@ from backend.retrieval.types import (
     RetrievalResult,
     Stage,
     Trace,
+    TraceOwner,
 )
 from backend.store import repo
 
@@ -44,8 +44,13 @@ class Retriever:
 
     # ---- public -------------------------------------------------------------------------
 
-    def retrieve(self, query: str, params: RetrievalParams | None = None, *,
-                 query_embedding=None) -> RetrievalResult:
+    def retrieve(self, query: str, params: RetrievalParams | None = None, *, scope: Scope,
+                 owner: TraceOwner | None = None, query_embedding=None) -> RetrievalResult:
+        """`scope`: what the caller may read (backend/access.py; `Scope.everything()` for
+        the CLI operator, the evaluation gate and benches). It becomes the collection filter
+        of both index searches before anything is retrieved; a requested collection outside
+        it is reported as unknown. `owner`: who asks, stored with the trace when
+        `params.persist_trace` (a trace without an owner is visible to admins only)."""
         p = params or RetrievalParams()
         t_all = time.perf_counter()
         trace = Trace(id=str(uuid.uuid4()), query=query)
@@ -54,21 +59,23 @@ class Retriever:
         trace.stages.append(Stage("query", _ms(t0), {
             "normalised": q.text, "language": q.language, "truncated": q.truncated,
             "phrases": q.phrases, "exact_tokens": q.exact_tokens, "inventory": q.inventory,
-            "inventory_topic": q.inventory_topic}))
+            "inventory_topic": q.inventory_topic, "inventory_types": q.inventory_types}))
         result = RetrievalResult(query=query, params=p, hits=[], trace=trace,
                                  language=q.language)
         if q.truncated:
             result.warnings.append(f"query cut to {len(q.text)} characters")
-        flt = self._filter(p, trace)
+        flt = self._filter(p, scope, trace)
         if not q.text or (flt.document_ids is not None and not flt.document_ids):
             result.warnings.append("empty query" if not q.text else "no document matches the filters")
-            return self._finish(result, t_all)
+            if q.inventory:
+                result.mode = "inventory"  # a document list, empty
+            return self._finish(result, t_all, owner)
         if q.inventory:
-            policies.inventory(self, q, p, flt, result)
-            return self._finish(result, t_all)
+            policies.inventory(self, q, p, flt, result, scope)
+            return self._finish(result, t_all, owner)
         fused, stage_scores, highlights = self._candidates(q, p, flt, trace, result, query_embedding)
         if not fused:
-            return self._finish(result, t_all)
+            return self._finish(result, t_all, owner)
         t0 = time.perf_counter()
         with self.rs.store.session() as s:
             infos = lookup.chunk_infos(s, [i for i, _ in fused])
@@ -81,29 +88,61 @@ class Retriever:
             hits = self._rerank(q, hits, trace)
         if p.min_score is not None:
             hits = [h for h in hits if h.score >= p.min_score]
+        if p.prefer_uploads:
+            hits = policies.prefer_uploads(hits)
         hits = policies.group(p, hits)[: p.k]
         for r, h in enumerate(hits, 1):
             h.rank = r
         policies.decorate(self, p, hits, trace)
         result.hits = hits
-        return self._finish(result, t_all)
+        return self._finish(result, t_all, owner)
 
     # ---- stages -------------------------------------------------------------------------
 
-    def _filter(self, p: RetrievalParams, trace: Trace) -> IndexFilter:
+    def _filter(self, p: RetrievalParams, scope: Scope, trace: Trace) -> IndexFilter:
+        """ACL before retrieval: the scope's readable collections (intersected with the
+        requested ones) are the collection filter; an empty list matches nothing. Collections
+        become a membership filter the indexes evaluate themselves (their chunks carry the
+        tokens: docs/retrieval.md, "Filters"), so its cost does not grow with the collection;
+        document types, file types and document ids are resolved to document ids in the store.
+        An index built before memberships were stored (schema version 1, until `reindex`) gets
+        the collections as document ids too."""
         t0 = time.perf_counter()
         ids = None
-        if p.collections or p.doc_types or p.file_types or p.document_ids is not None:
+        members: dict[str, list[int]] | None = None
+        empty = False
+        collections = scope.collections(p.collections)  # NotFound outside the scope
+        if collections is not None or p.doc_types or p.file_types or p.document_ids is not None:
             with self.rs.store.session() as s:
-                for c in p.collections or []:
-                    repo.get_collection(s, c)  # raises NotFound naming the known ones
-                ids = repo.document_ids(s, repo.DocumentFilter(
-                    collections=p.collections or None, doc_types=p.doc_types or None,
-                    file_types=p.file_types or None, document_ids=p.document_ids))
+                if scope.unrestricted:  # unknown: NotFound naming the known ones
+                    coll_ids = repo.collection_ids(s, collections or [])
+                else:  # readable names whose collection does not exist (yet) hold nothing
+                    coll_ids = [c.id for c in (repo.find_collection(s, n)
+                                               for n in collections or []) if c is not None]
+                    empty = collections == [] or not coll_ids
+                by_index = bool(coll_ids) and self._memberships_indexed(s)
+                if coll_ids and by_index:
+                    members = {"collection": coll_ids}
+                    empty = empty or not repo.collections_have_documents(s, coll_ids)
+                if not empty and (p.doc_types or p.file_types or p.document_ids is not None
+                                  or (coll_ids and not by_index)):
+                    ids = repo.document_ids(s, repo.DocumentFilter(
+                        collections=None if by_index else (collections or None),
+                        doc_types=p.doc_types or None, file_types=p.file_types or None,
+                        document_ids=p.document_ids))
+                    empty = not ids
         trace.stages.append(Stage("filter", _ms(t0), {
             "collections": p.collections, "doc_types": p.doc_types, "file_types": p.file_types,
-            "document_ids": p.document_ids, "resolved_documents": None if ids is None else len(ids)}))
-        return IndexFilter(document_ids=ids)
+            "document_ids": p.document_ids, "scope": None if scope.unrestricted else "restricted",
+            "resolved_documents": None if ids is None else len(ids),
+            "memberships": members, "empty": empty}))
+        return IndexFilter(document_ids=[] if empty else ids, memberships=members)
+
+    def _memberships_indexed(self, s) -> bool:
+        """Do the indexes carry membership tokens (built with schema version 2 or later)?"""
+        meta = repo.get_index_meta(s, "vector")
+        return meta is None or meta.chunk_count == 0 or \
+            int((meta.params or {}).get("schema_version", 1)) >= 2
 
     def _candidates(self, q: ParsedQuery, p: RetrievalParams, flt: IndexFilter, trace: Trace,
                     result: RetrievalResult, query_embedding=None):
@@ -163,7 +202,8 @@ class Retriever:
             t0 = time.perf_counter()
             if emb is None:
                 emb = self.rs.embedder.encode_query(text)
-            stages.append(Stage("query_embedding", _ms(t0), {"model": self.rs.embedder.model_name}))
+            stages.append(Stage("query_embedding", _ms(t0), {
+                "model": self.rs.embedder.model_name, "backend": self.rs.embedder.backend}))
             t0 = time.perf_counter()
             hits: list[IndexHit] = self.rs.vector_index.search(emb, n, flt)
             ranking = [(h.chunk_id, h.score) for h in hits]
@@ -245,15 +285,17 @@ class Retriever:
                                    for r, h in enumerate(hits[:TRACE_CANDIDATES], 1)]))
         return hits
 
-    def _finish(self, result: RetrievalResult, t_all: float) -> RetrievalResult:
+    def _finish(self, result: RetrievalResult, t_all: float,
+                owner: TraceOwner | None) -> RetrievalResult:
         result.trace.total_ms = _ms(t_all)
         if result.params.persist_trace:
             from backend.retrieval.traces import save_trace
 
-            save_trace(self.rs.store, result)
+            save_trace(self.rs.store, result, owner)
         return result
 
 
-def retrieve(query: str, params: RetrievalParams | None = None, *, rs) -> RetrievalResult:
-    """Functional form: `retrieve(query, params, rs=Ragscope(...))`."""
-    return Retriever(rs).retrieve(query, params)
+def retrieve(query: str, params: RetrievalParams | None = None, *, rs, scope: Scope,
+             owner: TraceOwner | None = None) -> RetrievalResult:
+    """Functional form: `retrieve(query, params, rs=Ragscope(...), scope=...)`."""
+    return Retriever(rs).retrieve(query, params, scope=scope, owner=owner)

@@ -11,6 +11,7 @@ from backend.retrieval.types import Candidate, DocumentHit, Hit, RetrievalParams
 from backend.store import repo
 
 if TYPE_CHECKING:
+    from backend.access import Scope
     from backend.retrieval.engine import Retriever
     from backend.retrieval.query import ParsedQuery
     from backend.retrieval.types import RetrievalResult
@@ -97,6 +98,29 @@ def _section_first(r: "Retriever", p: RetrievalParams, hits: list[Hit],
     return out
 
 
+TIE = 0.005  # scores within this share of the top score count as tied
+
+
+def _crawled(h: Hit) -> bool:
+    return h.source_uri.startswith(("http://", "https://"))
+
+
+def prefer_uploads(hits: list[Hit]) -> list[Hit]:
+    """Among hits whose scores tie, uploaded (local) files come before crawled web pages;
+    otherwise the order stays."""
+    if not hits:
+        return hits
+    eps = TIE * max(abs(hits[0].score), 1e-9)
+    out = list(hits)
+    for i in range(1, len(out)):  # insertion: an upload moves up past tied crawled pages
+        j = i
+        while (j > 0 and not _crawled(out[j]) and _crawled(out[j - 1])
+               and out[j - 1].score - out[j].score <= eps):
+            out[j - 1], out[j] = out[j], out[j - 1]
+            j -= 1
+    return out
+
+
 def group(p: RetrievalParams, hits: list[Hit]) -> list[Hit]:
     """Per-document cap, and with group_by_document hits of one document kept together."""
     if p.per_document_cap and p.policy not in ("document_first", "section_first"):
@@ -153,27 +177,40 @@ def _expand(s, p: RetrievalParams, h: Hit, paths) -> None:
 
 
 def inventory(r: "Retriever", q: "ParsedQuery", p: RetrievalParams, flt: IndexFilter,
-              result: "RetrievalResult") -> None:
+              result: "RetrievalResult", scope: "Scope") -> None:
     """'Which documents cover X?' -> a document list. Without a topic: all documents."""
     t0 = time.perf_counter()
     result.mode = "inventory"
-    if not q.inventory_topic:
+    ids = flt.document_ids
+    if q.inventory_types:  # "Welche Protokolle …": only documents of that type
         with r.rs.store.session() as s:
-            docs, _ = repo.list_documents(s, repo.DocumentFilter(
-                document_ids=flt.document_ids, statuses=["active"]), limit=max(p.k, 50))
+            ids = repo.document_ids(s, repo.DocumentFilter(doc_types=q.inventory_types,
+                                                           document_ids=ids))
+    if not q.inventory_topic:
+        collections = scope.collections(p.collections)  # the readable ones, as retrieval's
+        docs = []
+        if collections != [] and ids != []:
+            with r.rs.store.session() as s:
+                docs, _ = repo.list_documents(s, repo.DocumentFilter(
+                    collections=collections or None, document_ids=ids,
+                    statuses=["active"]), limit=max(p.k, 50))
         result.documents = [DocumentHit(d.id, d.title, d.filename, d.doc_type, 1.0, i, 0)
                             for i, d in enumerate(sorted(docs, key=lambda d: d.title.lower()), 1)]
     else:
         sub = p.model_copy(update={"policy": "document_first", "inventory": "off",
                                    "k": max(p.k, 20), "candidates": max(p.candidates, 100),
-                                   "persist_trace": False})
-        inner = r.retrieve(q.inventory_topic, sub)
+                                   "persist_trace": False, "document_ids": ids})
+        inner = r.retrieve(q.inventory_topic, sub, scope=scope)
         result.trace.stages.extend(inner.trace.stages)
-        result.documents = inner.documents[: p.k]
+        docs = inner.documents
+        if docs and p.inventory_cutoff > 0:  # relevance cut-off relative to the best
+            docs = [d for d in docs if d.score >= p.inventory_cutoff * docs[0].score]
+        result.documents = docs[: p.k]
         result.hits = [h for h in inner.hits if h.document_id in
                        {d.document_id for d in result.documents}][: p.k]
         for i, h in enumerate(result.hits, 1):
             h.rank = i
-    result.trace.stages.append(Stage("inventory", _ms(t0), {"topic": q.inventory_topic},
+    result.trace.stages.append(Stage("inventory", _ms(t0), {
+        "topic": q.inventory_topic, "types": q.inventory_types, "cutoff": p.inventory_cutoff},
                                      [Candidate(str(d.document_id), d.score, d.rank)
                                       for d in result.documents]))

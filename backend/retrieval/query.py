@@ -13,15 +13,34 @@ _QUOTED = re.compile(r"[\"“„«»”]([^\"“„«»”]{2,200})[\"“„«»
 # Tokens that must match literally: config keys, env vars, paragraph signs, version numbers.
 _EXACT = re.compile(r"(§\s*\d+[a-z]?|\b[\w-]+(?:[._][\w-]+)+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
                     r"|\b\d{4}/\d+\b)")
+# Nouns of inventory questions: generic ones, and kinds that name a document type.
+_MINUTES = ("meeting_minutes", "minutes")  # type names of the registry and earlier ones
+_POLICY = ("policy", "contract")
+_MANUAL = ("manual", "runbook_or_ops_doc")
+KIND_NOUNS = {
+    "protokolle": _MINUTES, "sitzungsprotokolle": _MINUTES, "niederschriften": _MINUTES,
+    "minutes": _MINUTES, "richtlinien": _POLICY, "ordnungen": _POLICY,
+    "regelungen": _POLICY, "satzungen": _POLICY, "policies": _POLICY,
+    "handbücher": _MANUAL, "handbuecher": _MANUAL, "anleitungen": _MANUAL,
+    "manuals": _MANUAL, "guides": _MANUAL, "runbooks": ("runbook_or_ops_doc",),
+    "webseiten": ("web_article", "documentation_website", "web_page"),
+    "internetseiten": ("web_article", "documentation_website", "web_page"),
+}
+_DE_NOUNS = ("dokumente|unterlagen|dateien|texte|quellen|protokolle|sitzungsprotokolle|"
+             "niederschriften|richtlinien|ordnungen|regelungen|satzungen|handbücher|"
+             "handbuecher|anleitungen|webseiten|internetseiten")
+_EN_NOUNS = r"documents|docs|files|sources|policies|manuals|minutes|guides|runbooks"
 _INVENTORY = [
-    re.compile(r"^\s*welche\s+(dokumente|unterlagen|dateien|texte|quellen)\b(?:\s+gibt\s+es)?"
-               r"\s*(?:(?:zu[mr]?|über|ueber|zum\s+thema|betreffend|mit|im\s+bereich)\s+(?P<t>.+?))?"
-               r"\s*\??\s*$", re.I),
+    re.compile(rf"^\s*welche\s+(?P<n>{_DE_NOUNS})\b(?:\s+(?:gibt\s+es|haben\s+wir|liegen\s+vor|"
+               r"existieren))?\s*(?:(?:zu[mr]?|über|ueber|zum\s+thema|betreffend|mit|im\s+bereich)"
+               r"\s+(?P<t>.+?)|(?:betreffen|behandeln|erwähnen|erwaehnen|beschreiben|regeln|"
+               r"nennen|handeln\s+von|befassen\s+sich\s+mit|beziehen\s+sich\s+auf|geht\s+es\s+um|"
+               r"gibt\s+es\s+(?:zu[mr]?|über|ueber))\s+(?P<t2>.+?))?\s*\??\s*$", re.I),
     re.compile(r"^\s*(?:gibt\s+es|habt\s+ihr|haben\s+wir)\s+(?:dokumente|unterlagen)\s+"
                r"(?:zu[mr]?|über|ueber)\s+(?P<t>.+?)\s*\??\s*$", re.I),
     re.compile(r"^\s*(?:liste|zeige)\s+(?:mir\s+)?(?:alle\s+)?(?:dokumente|unterlagen)"
                r"(?:\s+(?:zu[mr]?|über|ueber)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
-    re.compile(r"^\s*(?:which|what)\s+(?:documents|docs|files|sources)\s*"
+    re.compile(rf"^\s*(?:which|what)\s+(?P<n>{_EN_NOUNS})\s*"
                r"(?:(?:are\s+there\s+)?(?:cover|covers|mention|mentions|discuss|discusses|"
                r"are\s+about|about|on|deal\s+with|talk\s+about|exist\s+(?:on|about|for)|"
                r"do\s+we\s+have\s+(?:on|about))\s+(?P<t>.+?))?\s*(?:are\s+there|exist|do\s+we\s+have)?"
@@ -29,6 +48,7 @@ _INVENTORY = [
     re.compile(r"^\s*(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:documents|docs|files)"
                r"(?:\s+(?:about|on|covering|for)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
 ]
+_ARTICLE = re.compile(r"^(?:den|die|das|dem|der|the)\s+", re.I)
 
 
 @dataclass
@@ -41,6 +61,7 @@ class ParsedQuery:
     language: str = ""
     inventory: bool = False
     inventory_topic: str = ""
+    inventory_types: list[str] = field(default_factory=list)  # doc types named by the noun
 
 
 def parse_query(raw: str, *, inventory: bool = True) -> ParsedQuery:
@@ -59,8 +80,12 @@ def parse_query(raw: str, *, inventory: bool = True) -> ParsedQuery:
         for pat in _INVENTORY:
             m = pat.match(text)
             if m:
+                g = m.groupdict()
                 q.inventory = True
-                q.inventory_topic = (m.groupdict().get("t") or "").strip(" ?.!")
+                topic = (g.get("t") or g.get("t2") or "").strip(" ?.!")
+                q.inventory_topic = _ARTICLE.sub("", topic)
+                kind = KIND_NOUNS.get((g.get("n") or "").lower())
+                q.inventory_types = list(kind or ())
                 break
     return q
 

@@ -6,6 +6,8 @@ import html
 import re
 from typing import Any
 
+from backend.safe_markdown import md_escape
+
 STAGE_ORDER = ["query", "filter", "query_embedding", "vector_search", "keyword_search",
                "fusion", "lookup", "boost", "document_rank", "section_rank", "rerank",
                "resolve", "expansion", "inventory"]
@@ -118,18 +120,30 @@ def score_series(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 _MARK = re.compile(r"<b>(.*?)</b>", re.S)
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
 def highlight_markdown(snippet: str) -> str:
     """A keyword-index highlight (HTML-escaped text with <b> marks) as safe Markdown: the
-    text is unescaped, every Markdown character escaped, matched terms shown highlighted.
-    Nothing in a document can become HTML or a link."""
+    text is unescaped and then escaped for Markdown (md_escape: no link, bare-URL autolink,
+    image, icon, emoji or HTML), matched terms shown highlighted. Only the <b> marks the
+    index made become formatting; nothing in a document can."""
     parts, pos = [], 0
     for m in _MARK.finditer(snippet):
-        parts.append(_MD_SPECIAL.sub(r"\\\1", html.unescape(snippet[pos:m.start()])))
-        term = _MD_SPECIAL.sub(r"\\\1", html.unescape(m.group(1)))
-        parts.append(f":orange-background[**{term}**]")
+        parts.append(md_escape(html.unescape(snippet[pos:m.start()])))
+        parts.append(f":orange-background[**{md_escape(html.unescape(m.group(1)))}**]")
         pos = m.end()
-    parts.append(_MD_SPECIAL.sub(r"\\\1", html.unescape(snippet[pos:])))
-    return "".join(parts).replace("\n", " ")
+    parts.append(md_escape(html.unescape(snippet[pos:])))
+    return "".join(parts)
+
+
+def route_info(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The chat's route for a stored chat trace (backend/analysis/chat_route.py): which
+    route answered (`analysis` or `retrieval`), why, and for the analysis route the action,
+    the document chosen and why; None for traces without a route (query-debug searches)."""
+    route = _stage(result, "route")
+    if route is None:
+        return None
+    p = route.get("params") or {}
+    choice = (_stage(result, "document_choice") or {}).get("params") or {}
+    return {"route": p.get("route", ""), "why": p.get("why", ""), "action": p.get("action"),
+            "document_id": choice.get("document_id"), "document_why": choice.get("why")}

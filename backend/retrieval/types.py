@@ -41,6 +41,11 @@ class RetrievalParams(BaseModel):
     group_by_document: bool = False
     per_document_cap: int | None = Field(None, ge=1, le=100)
     inventory: Literal["auto", "off"] = "auto"
+    inventory_cutoff: float = Field(
+        0.0, ge=0.0, le=1.0, description="topic inventories list only documents scoring at "
+        "least this share of the best document's score (0: every document with a match)")
+    prefer_uploads: bool = Field(False, description="on score ties (within 0.5 % of the top "
+                                 "score) rank uploaded files before crawled web pages")
     persist_trace: bool = False
 
     @field_validator("collections", "doc_types", "file_types")
@@ -49,6 +54,34 @@ class RetrievalParams(BaseModel):
         if v is None:
             return v
         return [x.strip() for x in v if x and x.strip()]
+
+
+OWNER_KINDS = ("user", "principal", "system")
+
+
+@dataclass(frozen=True)
+class TraceOwner:
+    """Who asked for a retrieval; stored with its persisted trace. `kind="user"`: a
+    dashboard user (`name` is the user name; the user sees the trace); `kind="principal"`:
+    an API principal (sees its own traces through the API); `kind="system"`: a
+    caller without a user, such as "cli" or "eval" (only admins see the trace)."""
+
+    name: str
+    kind: str = "user"
+
+    def __post_init__(self):
+        if self.kind not in OWNER_KINDS:
+            raise ValueError(f"trace owner kind must be one of {OWNER_KINDS}, not {self.kind!r}")
+        if not self.name or len(self.name) > 200:
+            raise ValueError("a trace owner needs a name of 1 to 200 characters")
+
+    @classmethod
+    def user(cls, name: str) -> "TraceOwner":
+        return cls(name, "user")
+
+    @classmethod
+    def system(cls, name: str) -> "TraceOwner":
+        return cls(name, "system")
 
 
 @dataclass
