@@ -1,13 +1,19 @@
-"""Users, roles, credentials and login rate limiting for the dashboard. No Streamlit here:
-the pages call these functions, and so can the tests and a future CLI.
+"""Users, roles, credentials and login rate limiting for the dashboard. No Streamlit calls
+here: the pages call these functions, and so can the tests and a future CLI. Sign-in itself
+and the re-login cookie are streamlit-authenticator's (app.py); it gets the credentials from
+`UserStore.authenticator_credentials`, and passwords are hashed and checked with its `Hasher`
+(imported where needed: importing the package declares Streamlit components).
 
 Everything lives under `<data_dir>/auth/` (mode 0700):
 - `users.yaml`   streamlit-authenticator's credentials layout (bcrypt hashes, `roles`) plus a
-                 `disabled` flag per user. Disabled users are left out of what the
-                 authenticator sees, so neither the form nor a still-valid cookie lets them in.
+                 `disabled` flag and `sessions_after` per user: sessions that began at or
+                 before that moment (epoch seconds) are over. Sign-out, password reset,
+                 disabling and a role change set it to now, which ends every open session and
+                 re-login cookie of the user (backend/sessions.py).
 - `cookie_key`   the secret that signs the re-login cookie; created on first start with
                  `secrets.token_urlsafe`, never a constant.
-- `login_failures.json`  recent failed logins per user name, for the rate limit.
+- `login_limits.json`  failed and in-flight sign-ins per user name and per client, and the
+                 back-off of locked ones (backend/login_limit.py).
 
 First start (`bootstrap`): no users file yet -> an `admin` user is created with the password
 passed in (the dashboard passes RAGSCOPE_ADMIN_PASSWORD) or a generated one that is logged
@@ -16,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import re
@@ -37,18 +42,24 @@ log = logging.getLogger(__name__)
 ROLES = ("viewer", "editor", "admin")  # each role includes the ones before it
 COOKIE_NAME = "ragscope_auth"
 COOKIE_EXPIRY_DAYS = 7.0
-MAX_FAILURES = 5
-FAILURE_WINDOW_S = 300.0
 MIN_PASSWORD_LEN = 10
 _USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")
 
-# What each action needs. Pages check the page's role, and every action checks its own.
+# What each action needs. Pages check the page's role, and every action checks its own
+# (backend/access.py: the caller is resolved from the users file when it acts).
 ACTIONS = {
     "view": "viewer",
     "upload": "editor",
     "delete": "editor",
     "activate_version": "editor",
+    "edit_document": "editor",  # title and processing profile of a document
+    "crawl": "editor",  # crawl sources: create, edit, delete, run, cancel, resume, schedules
+    # chatbots: create, edit, build (crawl), generate fields, test-ask drafts, publish
+    "chatbot_edit": "editor",
+    "watch_folder": "admin",  # a folder source reads the server's file system
     "manage_users": "admin",
+    "manage_tokens": "admin",  # API tokens: create, list, revoke (backend/api/tokens.py)
+    "manage_access": "admin",  # knowledge bases, access groups, grants, memberships
     "reindex": "admin",
     "settings": "admin",
 }
@@ -113,8 +124,8 @@ class AuthPaths:
         return self.root / "cookie_key"
 
     @property
-    def failures(self) -> Path:
-        return self.root / "login_failures.json"
+    def limits(self) -> Path:
+        return self.root / "login_limits.json"
 
     def ensure(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -123,7 +134,7 @@ class AuthPaths:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> Iterator[None]:
     """An exclusive lock shared by every process using the same data dir."""
     lock = path.with_name(path.name + ".lock")
     with open(lock, "a") as fh:
@@ -134,7 +145,8 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str) -> None:
+    """Replace a file atomically with mode 0600 (readers never see half a file)."""
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -145,16 +157,22 @@ def _write_private(path: Path, text: str) -> None:
 def cookie_key(paths: AuthPaths) -> str:
     """The cookie-signing secret; created once with secrets.token_urlsafe."""
     paths.ensure()
-    with _locked(paths.cookie_key):
+    with locked(paths.cookie_key):
         if not paths.cookie_key.exists():
-            _write_private(paths.cookie_key, secrets.token_urlsafe(32))
+            write_private(paths.cookie_key, secrets.token_urlsafe(32))
         key = paths.cookie_key.read_text(encoding="utf-8").strip()
     if len(key) < 32:
         raise AuthError(f"{paths.cookie_key} holds a key shorter than 32 characters")
     return key
 
 
-def hash_password(password: str, rounds: int = 12) -> str:
+def hash_password(password: str, rounds: int | None = None) -> str:
+    """A bcrypt hash made by streamlit-authenticator's Hasher (bcrypt's default cost, 12);
+    `rounds` sets another cost (tests use 4 to stay fast)."""
+    if rounds is None:
+        from streamlit_authenticator import Hasher
+
+        return Hasher.hash(password)
     return bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds)).decode()
 
 
@@ -162,15 +180,21 @@ def generate_password() -> str:
     return secrets.token_urlsafe(12)
 
 
-_DUMMY_HASH: list[bytes] = []
+_DUMMY_HASH: list[str] = []
 
 
-def equalize_timing(password: str) -> None:
-    """Spend one bcrypt check on a sign-in for an unknown or disabled user, so response
-    time does not reveal which user names exist."""
+def equalize_timing(password: str | None) -> None:
+    """Spend one password check on a sign-in for an unknown or disabled user (which the
+    authenticator refuses without one), so response time does not reveal which user names
+    exist. Passwords over bcrypt's 72 bytes are refused at once for every user alike."""
+    from streamlit_authenticator import Hasher
+
     if not _DUMMY_HASH:
-        _DUMMY_HASH.append(bcrypt.hashpw(b"x", bcrypt.gensalt(12)))
-    bcrypt.checkpw((password or "").encode()[:72], _DUMMY_HASH[0])
+        _DUMMY_HASH.append(Hasher.hash("x"))
+    try:
+        Hasher.check_pw(password or "", _DUMMY_HASH[0])
+    except ValueError:  # longer than 72 bytes
+        pass
 
 
 # ---- users ------------------------------------------------------------------------------
@@ -183,12 +207,13 @@ class User:
     email: str
     role: str
     disabled: bool
+    sessions_after: float = 0.0  # sessions that began at or before this moment are over
 
 
 class UserStore:
     """Users in a YAML file. Every change is read-modify-write under a file lock."""
 
-    def __init__(self, paths: AuthPaths, *, bcrypt_rounds: int = 12):
+    def __init__(self, paths: AuthPaths, *, bcrypt_rounds: int | None = None):
         self.paths = paths
         self.rounds = bcrypt_rounds
 
@@ -206,15 +231,16 @@ class UserStore:
     @contextlib.contextmanager
     def _edit(self) -> Iterator[dict]:
         self.paths.ensure()
-        with _locked(self.paths.users):
+        with locked(self.paths.users):
             data = self._read()
             yield data["credentials"]["usernames"]
-            _write_private(self.paths.users, yaml.safe_dump(data, sort_keys=True))
+            write_private(self.paths.users, yaml.safe_dump(data, sort_keys=True))
 
     @staticmethod
     def _user(username: str, rec: dict) -> User:
         return User(username, rec.get("name") or username, rec.get("email") or "",
-                    effective_role(rec.get("roles")) or "viewer", bool(rec.get("disabled")))
+                    effective_role(rec.get("roles")) or "viewer", bool(rec.get("disabled")),
+                    float(rec.get("sessions_after") or 0.0))
 
     def users(self) -> list[User]:
         recs = self._read()["credentials"]["usernames"]
@@ -227,13 +253,41 @@ class UserStore:
         return self._user(username.lower(), rec) if rec else None
 
     def authenticator_credentials(self) -> dict:
-        """What streamlit-authenticator gets: enabled users only, a fresh dict every call
-        (the library mutates it; nothing it writes goes back to the file)."""
-        recs = self._read()["credentials"]["usernames"]
+        """What streamlit-authenticator gets: enabled users with a bcrypt hash only, a fresh
+        dict every call (the library mutates it; nothing it writes goes back to the file).
+        Disabled users are left out, so the authenticator signs them in neither with a
+        password nor with a cookie."""
+        return self._credentials(self._read()["credentials"]["usernames"])
+
+    @staticmethod
+    def _credentials(recs: dict) -> dict:
+        from streamlit_authenticator import Hasher
+
         return {"usernames": {
             u: {"name": r.get("name") or u, "email": r.get("email") or "",
                 "password": r["password"], "roles": [effective_role(r.get("roles")) or "viewer"]}
-            for u, r in recs.items() if not r.get("disabled") and r.get("password")}}
+            for u, r in recs.items()
+            if not r.get("disabled") and Hasher.is_hash(str(r.get("password") or ""))}}
+
+    def check_password(self, username: str | None, password: str | None) -> User | None:
+        """The enabled user whose password this is, else None: the check the authenticator
+        makes (`Hasher.check_pw` against `authenticator_credentials`), without Streamlit. The
+        dashboard signs in through streamlit-authenticator itself (app.py); this one serves
+        `login_limit.sign_in`'s callers outside the dashboard. Unknown and disabled users
+        cost one check too (no timing difference)."""
+        from streamlit_authenticator import Hasher
+
+        name = (username or "").strip().lower()
+        recs = self._read()["credentials"]["usernames"]
+        cred = self._credentials(recs)["usernames"].get(name) if name else None
+        if cred is None:
+            equalize_timing(password)
+            return None
+        try:
+            ok = Hasher.check_pw((password or "").strip(), cred["password"])
+        except ValueError:  # longer than 72 bytes
+            return None
+        return self._user(name, recs[name]) if ok else None
 
     def _check_password(self, password: str) -> None:
         if len(password) < MIN_PASSWORD_LEN:
@@ -258,15 +312,25 @@ class UserStore:
             if username in users:
                 raise AuthError(f"user '{username}' exists already")
             users[username] = {"name": name.strip() or username, "email": email.strip(),
-                               "password": hashed, "roles": [role], "disabled": False}
+                               "password": hashed, "roles": [role], "disabled": False,
+                               "sessions_after": 0.0}
         return password
 
-    def _change(self, username: str, fn: Callable[[dict, dict], None]) -> None:
+    def _change(self, username: str, fn: Callable[[dict, dict], None], *,
+                end_sessions: bool = False) -> None:
         with self._edit() as users:
             rec = users.get(username.lower())
             if rec is None:
                 raise AuthError(f"unknown user '{username}'")
             fn(rec, users)
+            if end_sessions:  # never earlier than before, should the clock step back
+                rec["sessions_after"] = max(time.time(), float(rec.get("sessions_after") or 0))
+                rec.pop("session_gen", None)  # the generation counter this replaced
+
+    def end_sessions(self, username: str) -> None:
+        """Sign the user out everywhere: every session and re-login cookie that began until
+        now is over."""
+        self._change(username, lambda rec, users: None, end_sessions=True)
 
     @staticmethod
     def _other_active_admins(users: dict, username: str) -> int:
@@ -283,7 +347,7 @@ class UserStore:
                 raise AuthError("the last active admin cannot lose the admin role")
             rec["roles"] = [role]
 
-        self._change(username, fn)
+        self._change(username, fn, end_sessions=True)
 
     def set_disabled(self, username: str, disabled: bool) -> None:
         def fn(rec, users):
@@ -292,61 +356,15 @@ class UserStore:
                 raise AuthError("the last active admin cannot be disabled")
             rec["disabled"] = bool(disabled)
 
-        self._change(username, fn)
+        self._change(username, fn, end_sessions=True)
 
     def reset_password(self, username: str, password: str | None = None) -> str:
         password = password or generate_password()
         self._check_password(password)
         hashed = hash_password(password, self.rounds)
-        self._change(username, lambda rec, _users: rec.update(password=hashed))
+        self._change(username, lambda rec, _users: rec.update(password=hashed),
+                     end_sessions=True)
         return password
-
-
-# ---- rate limit -------------------------------------------------------------------------
-
-
-class LoginLimiter:
-    """At most MAX_FAILURES failed logins per user name within FAILURE_WINDOW_S seconds;
-    then that name is locked until the oldest failure leaves the window. Unknown names are
-    counted too, so the lock tells nothing about which names exist."""
-
-    def __init__(self, paths: AuthPaths, *, max_failures: int = MAX_FAILURES,
-                 window_s: float = FAILURE_WINDOW_S, clock: Callable[[], float] = time.time):
-        self.paths, self.max, self.window, self.clock = paths, max_failures, window_s, clock
-
-    def _read(self) -> dict[str, list[float]]:
-        try:
-            return json.loads(self.paths.failures.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return {}
-
-    def _recent(self, stamps: list[float]) -> list[float]:
-        now = self.clock()
-        return sorted(t for t in stamps if now - t < self.window)
-
-    def locked_for(self, username: str) -> float:
-        """Seconds until this user name may try again (0 when not locked)."""
-        recent = self._recent(self._read().get(username.strip().lower(), []))
-        if len(recent) < self.max:
-            return 0.0
-        return max(0.0, recent[-self.max] + self.window - self.clock())
-
-    def record_failure(self, username: str) -> None:
-        self._update(username, add=True)
-
-    def reset(self, username: str) -> None:
-        self._update(username, add=False)
-
-    def _update(self, username: str, *, add: bool) -> None:
-        key = username.strip().lower()[:64]
-        self.paths.ensure()
-        with _locked(self.paths.failures):
-            data = {u: r for u, s in self._read().items() if (r := self._recent(s))}
-            if add:
-                data[key] = (data.get(key, []) + [self.clock()])[-self.max * 2:]
-            else:
-                data.pop(key, None)
-            _write_private(self.paths.failures, json.dumps(data))
 
 
 # ---- first start ------------------------------------------------------------------------
@@ -360,7 +378,7 @@ def bootstrap(data_dir: Path, admin_password: str | None = None) -> str | None:
     paths.ensure()
     cookie_key(paths)
     store = UserStore(paths)
-    with _locked(paths.users):
+    with locked(paths.users):
         if store.exists():
             return None
     try:

@@ -1,5 +1,10 @@
 """`python -m backend …`: everything the dashboard does, scriptable. Errors from the
-RagscopeError hierarchy become one line on stderr and a non-zero exit, here and only here."""
+RagscopeError hierarchy become one line on stderr and a non-zero exit, here and only here.
+
+Who acts: the operator of the CLI (`Actor.system("cli")`: admin rights, every collection),
+or with `--as NAME` the dashboard user NAME with the role and access groups the users file
+and the store give it now, so an admin can see exactly what NAME sees (the CLI runs with
+the data dir's permissions either way: `--as` narrows, it does not authenticate)."""
 from __future__ import annotations
 
 import argparse
@@ -23,26 +28,59 @@ def _ingestor():
     return Ingestor(_rs())
 
 
+def actor_of(a, rs=None):
+    """The actor of this invocation: the system operator, or the user named by `--as`."""
+    from backend import access, auth
+
+    name = getattr(a, "as_user", None)
+    if not name:
+        return access.Actor.system("cli")
+    settings = rs.settings if rs is not None else Settings()
+    user = auth.UserStore(auth.AuthPaths.under(settings.data_dir)).get(name)
+    if user is None or user.disabled:
+        raise RagscopeError(f"--as {name}: no such enabled dashboard user")
+    return access.Actor(user.username, user.role)
+
+
+def scope_of(a, rs):
+    from backend import access
+
+    return access.scope_of(rs, actor_of(a, rs))
+
+
 def cmd_ingest(a) -> int:
     from tqdm import tqdm
 
-    from backend.ingest.service import iter_files
+    from backend.acl import writable_collection
 
     ing = _ingestor()
-    files = iter_files(a.paths)
-    missing = [p for p in files if not p.exists()]
+    actor = actor_of(a, ing.rs)
+    identity = _identity(a, ing.rs, actor)  # checked before anything is written
+    collection = writable_collection(ing.rs, actor, a.collection,
+                                     getattr(a, "knowledge_base", None), action="upload")
+    files = ing.rs.path_policy.find(a.paths)  # symlinks out of a folder, data dir: refused
+    missing = [f.path for f in files if f.readable and not f.path.exists()]
     for p in missing:
         print(f"error: {p}: no such file or folder", file=sys.stderr)
-    files = [p for p in files if p.exists()]
-    bar = tqdm(total=len(files), unit="file", disable=a.quiet or not files, file=sys.stderr)
+    files = [f for f in files if not (f.readable and f.path in missing)]
+    bar = tqdm(total=len(files), unit="file", disable=a.quiet or not files, file=sys.stderr,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]{postfix}")
 
-    def progress(i, total, out):
-        bar.update(1)
-        bar.set_postfix_str(out.filename[:40])
-        if not out.ok:
-            tqdm.write(f"FAILED {out.error}", file=sys.stderr)
+    def progress(p):
+        out = p.outcome
+        if out is not None:
+            bar.update(1)
+            if out.status == "refused":
+                tqdm.write(f"REFUSED {out.error}", file=sys.stderr)
+            elif out.status == "skipped":
+                pass  # listed with the summary
+            elif not out.ok:
+                tqdm.write(f"FAILED {out.error}", file=sys.stderr)
+        # chunks embedded, rate and ETA (the bar's own ETA counts files, not their size)
+        bar.set_postfix_str(p.summary().split(", ", 1)[-1], refresh=out is None)
 
-    outcomes = ing.ingest_paths(files, collection=a.collection, on_progress=progress)
+    outcomes = ing.ingest_paths(files, collection=collection, on_progress=progress,
+                                identity=identity)
     bar.close()
     by = {}
     for o in outcomes:
@@ -50,97 +88,142 @@ def cmd_ingest(a) -> int:
     chunks = sum(o.chunks for o in outcomes)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(by.items())) or "nothing to do"
     print(f"{len(outcomes)} files: {summary}; {chunks} chunks indexed")
+    skipped = [o for o in outcomes if o.status == "skipped"]
+    for o in skipped:  # every skipped file by name and reason (unsupported, hidden, symlink)
+        print(f"SKIPPED {o.error}")
     for o in outcomes:
+        if o.note:
+            print(f"note: {o.filename}: {o.note}")
         for w in o.warnings:
             print(f"warning: {o.filename}: {w}", file=sys.stderr)
     return 1 if (missing or any(not o.ok for o in outcomes)) else 0
 
 
+def _identity(a, rs, actor):
+    """--as-new-document / --new-version-of DOC (backend/ingest/identity.py); DOC must be
+    a document the actor may read and change (backend/acl.py `version_target`)."""
+    from backend.acl import version_target
+    from backend.ingest.identity import AUTO, Identity
+
+    if getattr(a, "as_new_document", False) and getattr(a, "new_version_of", None):
+        raise RagscopeError("--as-new-document and --new-version-of exclude each other")
+    if getattr(a, "as_new_document", False):
+        return Identity.new_document()
+    if getattr(a, "new_version_of", None):
+        return Identity.version_of(version_target(rs, actor, a.new_version_of))
+    return AUTO
+
+
 def cmd_list(a) -> int:
+    from backend import documents
     from backend.store import repo
 
     rs = _rs()
-    with rs.store.session() as s:
-        f = repo.DocumentFilter(collections=[a.collection] if a.collection else None)
-        if a.collection:
+    scope = scope_of(a, rs)
+    if a.collection:
+        scope.collections([a.collection])  # outside the scope: "unknown collection"
+        with rs.store.session() as s:
             repo.get_collection(s, a.collection)
-        docs, total = repo.list_documents(s, f, limit=a.limit)
-        rows = [(d.id, d.status, d.doc_type, d.file_type,
-                 next((v.number for v in d.versions if v.id == d.active_version_id), "-"),
-                 len(d.versions), ",".join(repo.document_collections(s, d.id)), d.title)
-                for d in docs]
-    print(f"{'id':>4}  {'status':<8} {'type':<9} {'file':<5} {'ver':>3}/{'n':<2} "
+    page = documents.list_documents(
+        rs, documents.ExplorerFilter(collections=(a.collection,) if a.collection else ()),
+        1, a.limit, scope=scope)
+    total = page.total
+    rows = [(d.id, d.status, d.doc_type, d.file_type, d.active_version or "-", d.versions,
+             ",".join(d.collections), d.title) for d in page.rows]
+    print(f"{'id':>4}  {'status':<8} {'type':<18} {'file':<5} {'ver':>3}/{'n':<2} "
           f"{'collections':<18} title")
     for r in rows:
-        print(f"{r[0]:>4}  {r[1]:<8} {r[2]:<9} {r[3]:<5} {r[4]:>3}/{r[5]:<2} {r[6][:18]:<18} {r[7]}")
+        print(f"{r[0]:>4}  {r[1]:<8} {r[2][:18]:<18} {r[3]:<5} {r[4]:>3}/{r[5]:<2} "
+              f"{r[6][:18]:<18} {r[7]}")
     print(f"{len(rows)} of {total} documents")
     return 0
 
 
+def _version(detail, number: int | None):
+    """The version with that number (default: the active one) of a DocumentDetail."""
+    if number:
+        v = next((v for v in detail.versions if v.number == number), None)
+        if v is None:
+            raise RagscopeError(f"document {detail.id} has no version {number}")
+        return v
+    return next((v for v in detail.versions if v.id == detail.active_version_id), None)
+
+
 def cmd_show(a) -> int:
-    from backend.store import repo
+    from backend import documents
 
     rs = _rs()
-    with rs.store.session() as s:
-        d = repo.get_document(s, a.doc)
-        print(f"document {d.id}: {d.title}")
-        print(f"  file: {d.filename} ({d.file_type}), type: {d.doc_type}, status: {d.status}")
-        print(f"  source: {d.source_kind} {d.source_uri}")
-        print(f"  collections: {', '.join(repo.document_collections(s, d.id)) or '-'}")
-        for v in d.versions:
-            mark = "*" if v.id == d.active_version_id else " "
-            extra = f" error: {v.error}" if v.error else ""
-            print(f"  {mark} version {v.number} (id {v.id}) {v.status}, {v.size_bytes} bytes, "
-                  f"sha256 {v.sha256[:12]}, pages {v.page_count or '-'}, "
-                  f"lang {v.language or '-'}{extra}")
-        vid = d.active_version_id
-        if a.version:
-            vid = next((v.id for v in d.versions if v.number == a.version), None)
-            if vid is None:
-                raise RagscopeError(f"document {d.id} has no version {a.version}")
-        if vid is None:
-            return 0
-        secs = repo.sections_of(s, vid)
-        nchunks = {}
-        for c in repo.chunks_of(s, vid):
-            nchunks[c.section_id] = nchunks.get(c.section_id, 0) + 1
-        print("  sections:")
-        for sec in secs:
-            if sec.parent_id is None and sec.kind == "document":
-                continue
-            pages = (f"p. {sec.page_start}" + (f"-{sec.page_end}" if sec.page_end != sec.page_start
-                                                else "")) if sec.page_start else ""
-            indent = "    " + "  " * max(0, sec.level - 1)
-            print(f"{indent}{sec.title}  [{sec.kind}, chars {sec.start}-{sec.end}"
-                  f"{', ' + pages if pages else ''}, {nchunks.get(sec.id, 0)} chunks]")
+    scope = scope_of(a, rs)
+    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+                                  scope=scope)
+    print(f"document {d.id}: {d.title}")
+    print(f"  file: {d.filename} ({d.file_type}), type: {d.doc_type}, status: {d.status}")
+    print(f"  source: {d.source_kind} {d.source_uri}")
+    print(f"  collections: {', '.join(d.collections) or '-'}")
+    for v in sorted(d.versions, key=lambda v: v.number):
+        mark = "*" if v.id == d.active_version_id else " "
+        extra = f" error: {v.error}" if v.error else ""
+        print(f"  {mark} version {v.number} (id {v.id}) {v.status}, {v.size_bytes} bytes, "
+              f"sha256 {v.sha256[:12]}, pages {v.page_count or '-'}, "
+              f"lang {v.language or '-'}{extra}")
+    if d.active_version_id is not None:
+        from backend import classification
+
+        cv = classification.view(rs, d.active_version_id)  # the document is visible: checked
+        if cv.method != "not classified yet":
+            conf = f"{cv.confidence:.2f}" if cv.confidence is not None else "-"
+            print(f"  classification: {cv.primary_type} (confidence {conf}, {cv.method}), "
+                  f"profile {cv.profile}; traits: {', '.join(cv.traits) or '-'}")
+    v = _version(d, a.version)
+    root = documents.section_tree(rs, v.id, scope=scope) if v is not None else None
+    if root is None:
+        return 0
+    print("  sections:")
+    for sec in root.walk():
+        if sec.kind == "document" and sec.parent_id is None:
+            continue
+        pages = (f"p. {sec.page_start}" + (f"-{sec.page_end}" if sec.page_end != sec.page_start
+                                            else "")) if sec.page_start else ""
+        indent = "    " + "  " * max(0, sec.level - 1)
+        print(f"{indent}{sec.title}  [{sec.kind}, chars {sec.start}-{sec.end}"
+              f"{', ' + pages if pages else ''}, {sec.chunks} chunks]")
     return 0
 
 
 def cmd_original(a) -> int:
-    from backend.store import repo
+    from backend import documents
 
     rs = _rs()
-    with rs.store.session() as s:
-        d = repo.get_document(s, a.doc)
-        v = next((v for v in d.versions if (v.number == a.version if a.version
-                                            else v.id == d.active_version_id)), None)
-        if v is None or not v.original_path:
-            raise RagscopeError(f"document {d.id} has no stored original for that version")
-        src = rs.settings.originals_dir / v.original_path
-        out = Path(a.out or v.filename)
-    out.write_bytes(src.read_bytes())
+    scope = scope_of(a, rs)
+    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+                                  scope=scope)
+    v = _version(d, a.version)
+    if v is None or not v.has_original:
+        raise RagscopeError(f"document {d.id} has no stored original for that version")
+    orig = documents.original_file(rs, v.id, scope=scope)
+    out = Path(a.out or orig.filename)
+    out.write_bytes(orig.data)
     print(f"wrote {out}")
     return 0
 
 
 def cmd_delete(a) -> int:
-    doc_id = _ingestor().delete_document(a.doc)
-    print(f"deleted document {doc_id}")
+    from backend import documents
+
+    rs = _rs()
+    actor = actor_of(a, rs)
+    doc = documents.resolve_document(rs, a.doc, scope=scope_of(a, rs))
+    doc_id = documents.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
+    print(f"deleted document {doc_id}" + (" and the chat answers that drew on it"
+                                          if a.purge_answers else ""))
     return 0
 
 
 def cmd_activate(a) -> int:
-    _ingestor().activate(a.version_id)
+    from backend import documents
+
+    rs = _rs()
+    documents.activate_version(rs, a.version_id, actor_of(a, rs))
     print(f"version {a.version_id} is now active")
     return 0
 
@@ -155,48 +238,80 @@ def cmd_reindex(a) -> int:
         bar.n = done
         bar.refresh()
 
-    res = _ingestor().reindex(on_progress=progress)
+    from backend import documents
+
+    rs = _rs()
+    res = documents.reindex(rs, actor_of(a, rs), on_progress=progress)
     bar.close()
     print(f"reindexed {res['chunks']} chunks of {res['versions']} versions "
           f"({res['rechunked']} re-chunked)")
     return 0
 
 
+def _print_problems(report) -> None:
+    for k, v in report.problems().items():
+        print(f"  {k}: {len(v)}" + (f" (e.g. {', '.join(map(str, v[:3]))})" if v else ""))
+
+
 def cmd_check(a) -> int:
+    """Exit 0 when store and both indexes agree (after repairing, with --repair), else 1."""
+    from tqdm import tqdm
+
+    from backend import access
+
     ing = _ingestor()
-    report = ing.repair() if a.repair else ing.check()
-    problems = {k: v for k, v in report.items() if v}
-    if not problems:
-        print("ok: store and both indexes agree")
-        return 0
-    for k, v in problems.items():
-        print(f"{k}: {len(v)}" + (f" (e.g. {', '.join(map(str, v[:3]))})" if v else ""))
+    access.require(actor_of(a, ing.rs), "reindex")
+    bar = tqdm(unit="chunk", desc="reading back", file=sys.stderr, disable=a.quiet)
+
+    def progress(done, total):
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
     if a.repair:
-        print("repaired")
+        rep = ing.repair(full=a.full, on_progress=progress)
+        bar.close()
+        if rep.found.ok and not rep.repaired_anything:
+            print(f"ok: store and both indexes agree ({rep.after.summary()})")
+            return 0
+        if not rep.found.ok:
+            print("found:")
+            _print_problems(rep.found)
+        print(rep.summary())
+        report = rep.after
+        prefix = "after repair: "
+    else:
+        report = ing.check(full=a.full, on_progress=progress)
+        bar.close()
+        prefix = ""
+    if report.ok:
+        print(f"{prefix}ok: store and both indexes agree ({report.summary()})")
         return 0
-    print("run `python -m backend check --repair` to fix")
+    print(f"{prefix}store and indexes differ ({report.summary()}):")
+    _print_problems(report)
+    if not a.repair:
+        print("run `python -m backend check --repair` to fix")
     return 1
 
 
 def cmd_collections(a) -> int:
-    from backend.store import repo
+    from backend import acl
 
     rs = _rs()
-    with rs.store.session() as s:
-        for c, n in repo.list_collections(s):
-            print(f"{c.name}\t{n} documents")
+    for c in acl.collections(rs, scope_of(a, rs)):
+        print(f"{c.name}\t{c.documents} documents\tknowledge base {c.knowledge_base}")
     return 0
 
 
 def cmd_status(a) -> int:
-    from backend.store import repo
+    """Counts of what the actor may read; index metadata for an unrestricted actor only."""
+    from backend import documents
 
     rs = _rs()
-    with rs.store.session() as s:
-        info = {"counts": repo.counts(s),
-                "index_meta": {m: (lambda x: x and {"backend": x.backend, "params": x.params,
-                                                     "chunks": x.chunk_count})(
-                    repo.get_index_meta(s, m)) for m in ("vector", "keyword")}}
+    st = documents.system_status(rs, scope=scope_of(a, rs))
+    info = {"counts": st.counts,
+            "index_meta": {m: x and {"backend": x["backend"], "params": x["params"],
+                                     "chunks": x["chunks"]} for m, x in st.index_meta.items()}}
     print(json.dumps(info, indent=2, default=str))
     return 0
 
@@ -208,7 +323,10 @@ def cmd_search(a) -> int:
                              collections=[a.collection] if a.collection else None,
                              fusion=a.fusion or RetrievalParams().fusion,
                              expand=a.expand, persist_trace=a.save_trace)
-    res = Retriever(_rs()).retrieve(a.query, params)
+    rs = _rs()
+    actor = actor_of(a, rs)
+    res = Retriever(rs).retrieve(a.query, params, scope=scope_of(a, rs),
+                                 owner=actor.trace_owner())
     if a.json:
         print(json.dumps(res.to_dict(), ensure_ascii=False, indent=2, default=str))
         return 0
@@ -237,22 +355,58 @@ def cmd_search(a) -> int:
     return 0
 
 
+def dashboard_command(address: str, port: int, settings: Settings | None = None) -> list[str]:
+    """`streamlit run app.py` (app.py declares the `st.App` that puts the upload gate in
+    front of Streamlit) with Streamlit's upload limit set to the ingestion limit."""
+    from backend.upload_gate import upload_limit_mb
+
+    root = Path(__file__).resolve().parent.parent
+    return [sys.executable, "-m", "streamlit", "run", str(root / "app.py"),
+            "--server.address", address, "--server.port", str(port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.maxUploadSize", str(upload_limit_mb(settings or Settings()))]
+
+
 def cmd_up(a) -> int:
-    """Ingest the sample corpus (idempotent) and start the dashboard."""
+    """Ingest the sample corpus (idempotent), start the API + MCP server beside the
+    dashboard (unless --no-api) and the dashboard."""
     import os
 
     root = Path(__file__).resolve().parent.parent
+    settings = Settings()
+    if settings.chat_default_provider == "local":  # fail now, not at the first question
+        from backend.llm.local import check_model_file, check_runtime
+
+        check_runtime()
+        print(f"chat: local model {check_model_file(settings.local_model_path)} "
+              "(loaded on the first question)")
     if not a.no_samples:
         rc = cmd_ingest(argparse.Namespace(paths=[str(root / "data" / "samples")],
-                                           collection="samples", quiet=False))
+                                           collection="samples", quiet=False, as_user=None,
+                                           as_new_document=False, new_version_of=None))
         if rc not in (0, 1):
             return rc
-    cmd = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"),
-           "--server.address", a.address, "--server.port", str(a.port),
-           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if not a.no_api:
+        from backend.api.cli import start_api_beside
+
+        print(f"starting the API and MCP server on http://{settings.api_host}:"
+              f"{a.api_port or settings.api_port}/api", flush=True)
+        start_api_beside(settings.api_host, a.api_port or settings.api_port)
+    cmd = dashboard_command(a.address, a.port)
     print(f"starting the dashboard on http://{a.address}:{a.port}", flush=True)
     os.execvp(cmd[0], cmd)
     return 0  # not reached
+
+
+def cmd_unlock_user(a) -> int:
+    """Lift the sign-in lock that failed attempts put on a user name (also `admin`)."""
+    from backend.auth import AuthPaths
+    from backend.login_limit import LoginLimiter
+
+    was = LoginLimiter(AuthPaths.under(Settings().data_dir)).unlock(a.name)
+    name = a.name.strip().lower()
+    print(f"{name}: sign-in unlocked" if was else f"{name}: was not locked")
+    return 0
 
 
 def cmd_settings(a) -> int:
@@ -267,8 +421,17 @@ def _settings_lines():
         yield f"RAGSCOPE_{name.upper()}={f.default!s:<20} {f.description}"
 
 
+SETTINGS_HEADER = """# Settings
+
+Every setting is an environment variable with the prefix `RAGSCOPE_` (pydantic-settings,
+`backend/config.py`). Generated by `python -m backend settings --markdown`; `tests/test_docs.py`
+checks that each one is listed here.
+"""
+
+
 def settings_markdown() -> str:
-    rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
+    """docs/settings.md, whole: `python -m backend settings --markdown > docs/settings.md`."""
+    rows = [SETTINGS_HEADER, "| variable | type | default | meaning |", "|---|---|---|---|"]
     for name, f in Settings.model_fields.items():
         typ = (getattr(f.annotation, "__name__", None) or str(f.annotation).replace("typing.", "")).replace("|", "or")
         default = "" if f.default is None else f.default
@@ -279,15 +442,26 @@ def settings_markdown() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m backend", description="ragscope command line")
+    p.add_argument("--as", dest="as_user", metavar="USER",
+                   help="act as this dashboard user: its role and access groups apply "
+                        "(default: the operator, who sees every collection)")
     sub = p.add_subparsers(dest="cmd", required=True)
     x = sub.add_parser("ingest", help="ingest files and folders")
     x.add_argument("paths", nargs="+")
-    x.add_argument("--collection", "-c")
+    x.add_argument("--collection", "-c",
+                   help="target collection (default: RAGSCOPE_DEFAULT_COLLECTION)")
+    x.add_argument("--knowledge-base", "-k",
+                   help="knowledge base of a new collection (default: "
+                        "RAGSCOPE_DEFAULT_KNOWLEDGE_BASE)")
     x.add_argument("--quiet", "-q", action="store_true")
+    x.add_argument("--as-new-document", action="store_true",
+                   help="never make a file a version of a same-named document")
+    x.add_argument("--new-version-of", metavar="DOC",
+                   help="make the file(s) new versions of this document")
     x.set_defaults(fn=cmd_ingest)
     x = sub.add_parser("list", help="list documents")
     x.add_argument("--collection", "-c")
-    x.add_argument("--limit", type=int, default=200)
+    x.add_argument("--limit", type=int, default=200, help="at most 500")
     x.set_defaults(fn=cmd_list)
     x = sub.add_parser("show", help="show a document's metadata, versions and section tree")
     x.add_argument("doc", help="document id, title or file name")
@@ -300,6 +474,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.set_defaults(fn=cmd_original)
     x = sub.add_parser("delete", help="delete a document with all versions")
     x.add_argument("doc")
+    x.add_argument("--purge-answers", action="store_true",
+                   help="also remove the text of chat answers that drew on the document "
+                        "(default: kept; their sources say 'deleted document')")
     x.set_defaults(fn=cmd_delete)
     x = sub.add_parser("activate", help="make a document version the active one")
     x.add_argument("version_id", type=int)
@@ -307,8 +484,12 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("reindex", help="rebuild both indexes from the store")
     x.add_argument("--quiet", "-q", action="store_true")
     x.set_defaults(fn=cmd_reindex)
-    x = sub.add_parser("check", help="check that store and indexes agree")
-    x.add_argument("--repair", action="store_true", help="fix what differs")
+    x = sub.add_parser("check", help="check that store and indexes agree and read entries back")
+    x.add_argument("--repair", action="store_true",
+                   help="fix what differs, report what was repaired, then check again")
+    x.add_argument("--full", action="store_true",
+                   help="read back every chunk's vector and keyword entry (default: a sample)")
+    x.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     x.set_defaults(fn=cmd_check)
     x = sub.add_parser("collections", help="list collections")
     x.set_defaults(fn=cmd_collections)
@@ -323,18 +504,31 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--collection", "-c")
     x.add_argument("--fusion", choices=["rrf", "weighted"])
     x.add_argument("--expand", default="none", choices=["none", "neighbours", "section"])
-    x.add_argument("--save-trace", action="store_true", help="persist the trace")
+    x.add_argument("--save-trace", action="store_true",
+                   help="persist the trace (owner system:cli, visible to admins; with "
+                        "--as: the user's)")
     x.add_argument("--json", action="store_true", help="print the whole result as JSON")
     x.set_defaults(fn=cmd_search)
-    from backend import cli_chat, cli_crawl
+    from backend import cli_access, cli_analysis, cli_chat, cli_chatbot, cli_crawl, cli_ingest
+    from backend.api import cli as cli_api
 
     cli_crawl.register(sub)
+    cli_chatbot.register(sub)
     cli_chat.register(sub)
-    x = sub.add_parser("up", help="ingest the sample corpus and start the dashboard")
+    cli_ingest.register(sub)
+    cli_analysis.register(sub)
+    cli_access.register(sub)
+    cli_api.register(sub)
+    x = sub.add_parser("up", help="ingest the sample corpus, start the API and the dashboard")
     x.add_argument("--address", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8501)
     x.add_argument("--no-samples", action="store_true")
+    x.add_argument("--no-api", action="store_true", help="start the dashboard only")
+    x.add_argument("--api-port", type=int, help="port of the API (default RAGSCOPE_API_PORT)")
     x.set_defaults(fn=cmd_up)
+    x = sub.add_parser("unlock-user", help="lift a user name's sign-in lock")
+    x.add_argument("name")
+    x.set_defaults(fn=cmd_unlock_user)
     x = sub.add_parser("settings", help="list every setting with default and help")
     x.add_argument("--markdown", action="store_true")
     x.set_defaults(fn=cmd_settings)
@@ -342,9 +536,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from backend.private_files import private_umask
+
     args = build_parser().parse_args(argv)
     try:
-        return args.fn(args)
+        with private_umask():  # nothing the command (or `up`'s dashboard) writes is readable
+            return args.fn(args)  # by other users: see docs/security.md
     except RagscopeError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,11 +1,18 @@
-"""Chat command of `python -m backend`; `register(subparsers)` adds it to the main parser:
+"""Chat commands of `python -m backend`; `register(subparsers)` adds them to the main parser:
 
     ask QUESTION [--session UUID] [--provider P] [--model M] [--collection C ...] [--json]
+    local-llm [--port N]
+
+`local-llm` runs the `local` provider's model server (llama.cpp, OpenAI-compatible) in the
+foreground and prints the settings that point the `openai` provider (or any OpenAI client) at
+it; the chat itself does not need it (it starts its own server on the first question).
 
 Without --session a new session is created (its UUID is printed, so the conversation can be
 continued with --session). With --session the stored session is used and extended; --provider,
 --model and --collection given with it change that session's settings. The answer streams to
 stdout, followed by its sources (cited first), the citation check and tokens/cost/latency.
+With `--as USER` (before `ask`) the question is answered within USER's access and the
+session is USER's; otherwise the operator asks with access to every collection.
 Errors are RagscopeError subclasses; the main CLI prints them as one line."""
 from __future__ import annotations
 
@@ -14,6 +21,7 @@ import json
 import sys
 
 from backend.config import Settings
+from backend.llm.factory import PROVIDERS
 
 
 def _service():
@@ -26,17 +34,25 @@ def _service():
 def cmd_ask(a) -> int:
     from backend.chat import Answered, Delta, Fallback, Retrieved
 
+    from backend.access import scope_of
+    from backend.cli import actor_of
+
     svc = _service()
+    actor = actor_of(a, svc.rs)
+    owner = actor.username if actor.kind != "system" else None
+    scope = scope_of(svc.rs, actor)
     changes = {k: v for k, v in (("provider", a.provider), ("model", a.model),
                                  ("collections", a.collection)) if v is not None}
+    if a.collection:
+        scope.collections(a.collection)  # outside the scope: "unknown collection"
     if a.session:
-        sess = svc.get_session(a.session)
+        sess = svc.get_session(a.session, user=owner)
         if changes:
-            sess = svc.update_settings(sess.uuid, **changes)
+            sess = svc.update_settings(sess.uuid, user=owner, **changes)
     else:
-        sess = svc.create_session(a.user, **changes)
+        sess = svc.create_session(owner or a.user, **changes)
     answered = None
-    for ev in svc.ask_stream(sess.uuid, a.question):
+    for ev in svc.ask_stream(sess.uuid, a.question, scope=scope, user=owner):
         if isinstance(ev, Retrieved) and not a.json:
             print(f"({len(ev.sources)} sources, {ev.retrieval_ms:.0f} ms)", file=sys.stderr)
         elif isinstance(ev, Delta) and not a.json:
@@ -78,6 +94,9 @@ def _print_sources(m) -> None:
         if group:
             print("cited sources:" if cited else "not cited:")
         for s in group:
+            if s.get("hidden"):
+                print(f"  [{s['n']}] {s['title']}")
+                continue
             where = " › ".join(s.get("section_path") or []) or "-"
             page = f", p. {s['page']}" if s.get("page") is not None else ""
             print(f"  [{s['n']}] {s['title']} — {where}{page} (score {s['score']:.3f}, "
@@ -86,15 +105,45 @@ def _print_sources(m) -> None:
         print(f"retrieval trace: {m.trace_id}")
 
 
+def cmd_local_llm(a) -> int:
+    """Run the local model's OpenAI-compatible server in the foreground until Ctrl+C."""
+    import dataclasses
+    import time
+
+    from backend.llm.local import LocalServer, ServerConfig
+
+    cfg = ServerConfig.from_settings(Settings())
+    if a.port is not None:
+        cfg = dataclasses.replace(cfg, port=a.port)
+    server = LocalServer(cfg).start()
+    try:
+        print(f"local model {cfg.model} on {server.base_url} (Ctrl+C stops it); "
+              "for the OpenAI-compatible provider:")
+        print(f"RAGSCOPE_OPENAI_BASE_URL={server.base_url}")
+        print(f"RAGSCOPE_OPENAI_API_KEY={server.api_key}")
+        print(f"RAGSCOPE_OPENAI_MODEL={server.alias}", flush=True)
+        while server.running():
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.stop()
+    print(f"error: {server.died(0)}", file=sys.stderr)
+    return 1
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     x = subparsers.add_parser("ask", help="answer a question with citations (chat session)")
     x.add_argument("question")
     x.add_argument("--session", "-s", help="UUID of a stored session to use and extend")
-    x.add_argument("--provider", "-p",
-                   choices=["extractive", "ollama", "anthropic", "openai"])
+    x.add_argument("--provider", "-p", choices=PROVIDERS)
     x.add_argument("--model", "-m", help="model name (default: the provider's from settings)")
     x.add_argument("--collection", "-c", action="append",
                    help="search only this collection (repeatable)")
     x.add_argument("--user", help="owner of a new session (shown on the dashboard)")
     x.add_argument("--json", action="store_true", help="print the answer and sources as JSON")
     x.set_defaults(fn=cmd_ask)
+    x = subparsers.add_parser("local-llm", help="run the local model's OpenAI-compatible "
+                              "server on 127.0.0.1 in the foreground")
+    x.add_argument("--port", type=int, help="port (default: RAGSCOPE_LOCAL_PORT; 0: a free one)")
+    x.set_defaults(fn=cmd_local_llm)

@@ -23,7 +23,7 @@ def _service():
     return CrawlService(Ragscope(Settings()))
 
 
-def _bar(quiet: bool):
+def crawl_progress_bar(quiet: bool):
     """A progress callback drawing a tqdm bar on stderr (pages done / total, current URL)."""
     from tqdm import tqdm
 
@@ -55,8 +55,18 @@ def _report(svc, p, verbose: bool) -> int:
     return 0 if p.status == "done" else 1
 
 
+def _check(svc, a, collection: str, action: str = "crawl") -> None:
+    """The actor (`--as`, default the operator) may crawl into the collection."""
+    from backend.cli import actor_of
+    from backend.crawl_ui import check_target
+
+    check_target(svc.rs, actor_of(a, svc.rs), collection, getattr(a, "knowledge_base", None),
+                 action)
+
+
 def cmd_crawl(a) -> int:
     svc = _service()
+    _check(svc, a, a.collection)
     opts = {k: v for k, v in dict(max_pages=a.max_pages, max_depth=a.depth, delay_s=a.delay,
                                   concurrency=a.concurrency).items() if v is not None}
     if a.no_robots:
@@ -65,7 +75,7 @@ def cmd_crawl(a) -> int:
         opts["use_sitemap"] = False
     if a.subdomains:
         opts["include_subdomains"] = True
-    bar, update = _bar(a.quiet)
+    bar, update = crawl_progress_bar(a.quiet)
     p = svc.crawl_url(a.url, a.collection, on_progress=update, **opts)
     bar.close()
     return _report(svc, p, a.verbose)
@@ -91,7 +101,8 @@ def cmd_recrawl(a) -> int:
     from backend.errors import CrawlError
 
     svc = _service()
-    bar, update = _bar(a.quiet)
+    _check(svc, a, svc.sources.get(a.source).collection)
+    bar, update = crawl_progress_bar(a.quiet)
     if a.resume:
         resumable = [p for p in svc.history(a.source, limit=50)
                      if p.status in ("cancelled", "failed", "interrupted")]
@@ -106,6 +117,7 @@ def cmd_recrawl(a) -> int:
 
 def cmd_watch(a) -> int:
     svc = _service()
+    _check(svc, a, a.collection, "watch_folder")
     while True:
         p = svc.watch_folder(a.folder, a.collection)
         code = _report(svc, p, a.verbose)
@@ -117,6 +129,12 @@ def cmd_watch(a) -> int:
 def cmd_scheduler(a) -> int:
     from backend.crawl.schedule import CrawlScheduler
 
+    import signal
+
+    def terminate(*_):  # SIGTERM stops like Ctrl-C: running crawls are cancelled cleanly
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
     svc = _service()
     sched = CrawlScheduler(svc)
     leader = sched.start()
@@ -136,6 +154,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     x.add_argument("url")
     x.add_argument("--collection", "-c", required=True,
                    help="collection name: lower-case letters, digits and hyphens")
+    x.add_argument("--knowledge-base", "-k",
+                   help="knowledge base of a new collection (default: "
+                        "RAGSCOPE_DEFAULT_KNOWLEDGE_BASE)")
     x.add_argument("--max-pages", type=int, help="1-500 (default 50)")
     x.add_argument("--depth", type=int, help="link depth 1-10 (default 3)")
     x.add_argument("--delay", type=float, help="politeness delay between requests, seconds")
@@ -154,6 +175,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     x = subparsers.add_parser("watch", help="synchronise a folder into a collection")
     x.add_argument("folder")
     x.add_argument("--collection", "-c", required=True)
+    x.add_argument("--knowledge-base", "-k",
+                   help="knowledge base of a new collection (default: "
+                        "RAGSCOPE_DEFAULT_KNOWLEDGE_BASE)")
     x.add_argument("--every", type=float, help="repeat every N seconds until interrupted")
     _common(x, cmd_watch)
     x = subparsers.add_parser("crawl-scheduler",

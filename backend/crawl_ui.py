@@ -4,7 +4,15 @@ and the rows of the sources table, live progress, run history, "what changed" an
 
 The dashboard keeps one console per configuration in `st.cache_resource`
 (pages/_crawl_common.py); every dashboard process starts a `CrawlScheduler` there, and the
-scheduler lease makes sure only one of them runs scheduled crawls (docs/crawling.md)."""
+scheduler lease makes sure only one of them runs scheduled crawls (docs/crawling.md).
+
+Every action that changes something takes the acting `Actor` (backend/access.py), resolved
+by the caller at the moment of the action, and checks its role here: `crawl` (editor) for
+sources, schedules and runs, and `watch_folder` (admin) for creating or editing a watched
+folder, which reads the server's file system. Page order cannot skip these checks.
+Each also checks the source's collection against the actor's scope (`check_target`): a
+source is saved, run, resumed, cancelled or deleted only by an actor who may write its
+collection, and the sources table lists only sources of readable collections."""
 from __future__ import annotations
 
 import logging
@@ -13,6 +21,8 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
+from backend import access
+from backend.access import Actor
 from backend.crawl.runs import OUTCOMES, RESUMABLE, Progress
 from backend.crawl.schedule import CrawlScheduler
 from backend.crawl.service import CrawlService
@@ -120,20 +130,73 @@ def form_errors(e: InvalidCrawlSource) -> dict[str, str]:
     return {ERROR_FIELD.get(k, k): v for k, v in e.errors.items()}
 
 
-def save_source(console: CrawlConsole, source_id: int | None,
+def check_target(rs: Ragscope, actor: Actor | None, collection: str,
+                 knowledge_base: str | None = None, action: str = "crawl") -> None:
+    """The actor may crawl into `collection` (created in `knowledge_base` when new, see
+    backend/acl.py `writable_collection`). A name the crawl rules refuse is left to the
+    source's own validation (InvalidCrawlSource), so nothing is created for it."""
+    from backend.acl import writable_collection
+    from backend.crawl.sources import _check_name
+
+    access.require(actor, action)
+    if _check_name((collection or "").strip(), 255, "collection name") is None:
+        writable_collection(rs, actor, collection.strip(), knowledge_base, action=action)
+
+
+def _existing_collections(rs: Ragscope) -> set[str]:
+    from sqlalchemy import select
+
+    from backend.store.models import Collection
+
+    with rs.store.session() as s:
+        return set(s.scalars(select(Collection.name)))
+
+
+def _may(rs: Ragscope, scope: access.Scope, collection: str, write: bool,
+         existing: set[str] | None = None) -> bool:
+    """Whether `scope` may read (write) a source's collection. One that does not exist
+    yet (its first run creates it) counts as part of RAGSCOPE_DEFAULT_KNOWLEDGE_BASE."""
+    existing = _existing_collections(rs) if existing is None else existing
+    if collection in existing:
+        return scope.can_write(collection) if write else scope.can_read(collection)
+    kb = rs.settings.default_knowledge_base
+    return scope.can_write_kb(kb) if write else scope.can_read_kb(kb)
+
+
+def _require_source(console: CrawlConsole, actor: Actor | None, source_id: int,
+                    action: str = "crawl") -> CrawlSource:
+    access.require(actor, action)
+    src = console.service.sources.get(source_id)
+    rs = console.service.rs
+    if not _may(rs, access.scope_of(rs, actor), src.collection, write=True):
+        raise access.auth.PermissionDenied(
+            f"{actor.username} may not change collection '{src.collection}' of crawl source "
+            f"'{src.name}'")
+    return src
+
+
+def save_source(console: CrawlConsole, actor: Actor | None, source_id: int | None,
                 values: dict[str, Any]) -> CrawlSource:
     """Create (source_id None) or update a source from form values. Raises
-    InvalidCrawlSource with the field errors; nothing is stored then."""
+    InvalidCrawlSource with the field errors, PermissionDenied for a role without the
+    right or a collection the actor may not write; nothing is stored then (a new
+    collection the actor may create is made first, in `values["knowledge_base"]`)."""
+    access.require(actor, "crawl")
     spec = spec_from_form(values)
     repo = console.service.sources
+    if spec.kind == "folder" or (source_id is not None and repo.get(source_id).kind == "folder"):
+        access.require(actor, "watch_folder")
+    if source_id is not None:
+        _require_source(console, actor, source_id)
+    check_target(console.service.rs, actor, spec.collection, values.get("knowledge_base"))
     src = repo.create(spec) if source_id is None else repo.update(source_id, **asdict(spec))
     _sync_schedule(console)
     return src
 
 
-def delete_source(console: CrawlConsole, source_id: int) -> str:
+def delete_source(console: CrawlConsole, actor: Actor | None, source_id: int) -> str:
     """Delete a source (runs and page states go, its documents stay); not while it runs."""
-    src = console.service.sources.get(source_id)
+    src = _require_source(console, actor, source_id)
     if any(p.source_id == src.id for p in active_runs(console)):
         raise CrawlError(f"crawl source '{src.name}' has a run in progress; cancel it first")
     console.service.sources.delete(src.id)
@@ -150,8 +213,14 @@ def _sync_schedule(console: CrawlConsole) -> None:
             log.exception("scheduler sync after a source change failed")
 
 
-def list_sources(console: CrawlConsole) -> list[CrawlSource]:
-    return console.service.sources.list()
+def list_sources(console: CrawlConsole, scope: access.Scope | None = None) -> list[CrawlSource]:
+    """Every source, or those of collections `scope` may read."""
+    sources = console.service.sources.list()
+    if scope is None or scope.unrestricted:
+        return sources
+    rs = console.service.rs
+    existing = _existing_collections(rs)
+    return [s for s in sources if _may(rs, scope, s.collection, False, existing)]
 
 
 def schedule_text(src: CrawlSource) -> str:
@@ -162,15 +231,15 @@ def schedule_text(src: CrawlSource) -> str:
     return "manual only"
 
 
-def source_rows(console: CrawlConsole) -> list[dict[str, Any]]:
-    """One row per source for the sources table: settings, schedule, next and last run."""
+def source_rows(console: CrawlConsole, scope: access.Scope) -> list[dict[str, Any]]:
+    """One row per source of a readable collection: settings, schedule, next and last run."""
     svc = console.service
     nexts = next_runs(console)
     last = {}
     for p in svc.history(None, limit=200):
         last.setdefault(p.source_id, p)
     rows = []
-    for s in list_sources(console):
+    for s in list_sources(console, scope):
         p = last.get(s.id)
         rows.append({"name": s.name, "kind": s.kind, "start URL / folder": s.start_url,
                      "collection": s.collection, "max pages": s.max_pages,
@@ -205,25 +274,35 @@ def scheduler_status(console: CrawlConsole) -> str:
 # ---- runs ---------------------------------------------------------------------------------
 
 
-def run_now(console: CrawlConsole, source_id: int) -> int:
+def run_now(console: CrawlConsole, actor: Actor | None, source_id: int) -> int:
     """Start a manual run of a source in the background; returns the run id."""
-    src = console.service.sources.get(source_id)
+    src = _require_source(console, actor, source_id)
     if any(p.source_id == src.id for p in active_runs(console)):
         raise CrawlError(f"crawl source '{src.name}' is already running")
+    check_target(console.service.rs, actor, src.collection)  # a new one: made where allowed
     return console.service.start(src.id)
 
 
-def cancel_run(console: CrawlConsole, run_id: int) -> None:
+def cancel_run(console: CrawlConsole, actor: Actor | None, run_id: int) -> None:
+    access.require(actor, "crawl")
+    _require_source(console, actor, console.service.progress(run_id).source_id)
     console.service.cancel(run_id)
 
 
-def resume_run(console: CrawlConsole, run_id: int) -> int:
+def resume_run(console: CrawlConsole, actor: Actor | None, run_id: int) -> int:
+    access.require(actor, "crawl")
+    _require_source(console, actor, console.service.progress(run_id).source_id)
     return console.service.resume(run_id, background=True)
 
 
-def active_runs(console: CrawlConsole) -> list[Progress]:
-    """Queued and running runs of every source (also those another process runs)."""
-    return [p for p in console.service.history(None, limit=50) if p.status in ACTIVE]
+def active_runs(console: CrawlConsole, scope: access.Scope | None = None) -> list[Progress]:
+    """Queued and running runs of every source (also those another process runs), or of
+    the sources of collections `scope` may read."""
+    runs = [p for p in console.service.history(None, limit=50) if p.status in ACTIVE]
+    if scope is None or scope.unrestricted:
+        return runs
+    readable = {s.id for s in list_sources(console, scope)}
+    return [p for p in runs if p.source_id in readable]
 
 
 @dataclass

@@ -1,7 +1,11 @@
 """What the dashboard's explorer, document, structure, upload and home pages call: thin
 wrappers over the repository that return plain dataclasses (picklable for st.cache_data; no
 ORM objects, sessions or index clients reach the pages). Actions that change data take the
-caller's roles and check them here too, whatever the page did."""
+acting `Actor` and check its role and its writable scope here too, whatever the page did.
+
+ACL before retrieval: every read takes the caller's `Scope` (backend/access.py) and applies
+it in the query itself: listings, counts and facets cover only documents in readable
+collections, and an id outside the scope raises the NotFound of a missing one."""
 from __future__ import annotations
 
 import mimetypes
@@ -11,7 +15,8 @@ from typing import Callable, Iterable, Sequence
 
 from sqlalchemy import distinct, func, select
 
-from backend import auth
+from backend import access, auth
+from backend.access import Actor, Scope
 from backend.errors import NotFound
 from backend.jobs import recent_jobs
 from backend.services import Ragscope
@@ -177,38 +182,45 @@ class SystemStatus:
 # ---- listing ------------------------------------------------------------------------------
 
 
-def filter_options(rs: Ragscope) -> FilterOptions:
+def filter_options(rs: Ragscope, *, scope: Scope) -> FilterOptions:
+    """The explorer's facets: values that occur among the documents the scope may read."""
     with rs.store.session() as s:
         def values(col) -> list[str]:
-            return [v for v in s.scalars(select(distinct(col)).order_by(col)) if v]
+            q = access.visible_documents(select(distinct(col)), scope).order_by(col)
+            return [v for v in s.scalars(q) if v]
 
         return FilterOptions(
-            collections=[c.name for c, _ in repo.list_collections(s)],
+            collections=scope.only_readable(c.name for c, _ in repo.list_collections(s)),
             file_types=values(Document.file_type), doc_types=values(Document.doc_type),
             source_kinds=values(Document.source_kind), statuses=values(Document.status))
 
 
-def _text_match_ids(s, needle: str) -> list[int]:
+def _text_match_ids(s, needle: str, scope: Scope) -> list[int]:
     q = (select(DocumentVersion.document_id)
          .where(DocumentVersion.is_active.is_(True),
                 func.lower(DocumentVersion.text).contains(needle.lower(), autoescape=True)))
-    return list(s.scalars(q))
+    return list(s.scalars(access.visible_documents(q, scope, DocumentVersion.document_id)))
 
 
 def list_documents(rs: Ragscope, f: ExplorerFilter, page: int = 1,
-                   page_size: int = 25) -> DocumentPage:
-    """One page of documents matching the filter (newest first). Only that page is loaded;
-    versions and collections of its rows come in two batched queries."""
+                   page_size: int = 25, *, scope: Scope, offset: int | None = None
+                   ) -> DocumentPage:
+    """One page of documents matching the filter (newest first) among those the scope may
+    read; the total counts only those. Only that page is loaded; versions and collections
+    of its rows come in two batched queries (collections: the readable ones only).
+    `offset` (the API): the rows from there on, instead of `page`, never clamped."""
     page_size = max(1, min(int(page_size), 500))
     page = max(1, int(page))
+    start = (page - 1) * page_size if offset is None else max(0, int(offset))
+    collections = scope.collections(f.collections or None)  # NotFound outside the scope
     with rs.store.session() as s:
         flt = repo.DocumentFilter(
-            collections=f.collections or None, file_types=f.file_types or None,
+            collections=collections, file_types=f.file_types or None,
             doc_types=f.doc_types or None, source_kinds=f.source_kinds or None,
             statuses=f.statuses or None, title_contains=f.title.strip() or None,
-            document_ids=_text_match_ids(s, f.text.strip()) if f.text.strip() else None)
-        docs, total = repo.list_documents(s, flt, offset=(page - 1) * page_size, limit=page_size)
-        if not docs and total and page > 1:  # the page vanished (filter changed): clamp
+            document_ids=_text_match_ids(s, f.text.strip(), scope) if f.text.strip() else None)
+        docs, total = repo.list_documents(s, flt, offset=start, limit=page_size)
+        if not docs and total and page > 1 and offset is None:  # the page vanished: clamp
             page = max(1, -(-total // page_size))
             docs, total = repo.list_documents(s, flt, offset=(page - 1) * page_size,
                                               limit=page_size)
@@ -227,7 +239,8 @@ def list_documents(rs: Ragscope, f: ExplorerFilter, page: int = 1,
                     select(CollectionDocument.document_id, Collection.name)
                     .join(Collection, Collection.id == CollectionDocument.collection_id)
                     .where(CollectionDocument.document_id.in_(ids)).order_by(Collection.name)):
-                colls.setdefault(doc_id, []).append(name)
+                if scope.can_read(name):
+                    colls.setdefault(doc_id, []).append(name)
         rows = [DocumentRow(d.id, d.title, d.filename, d.file_type, d.doc_type, d.source_kind,
                             d.status, active_nr.get(d.id), nver.get(d.id, 0),
                             colls.get(d.id, []), d.updated_at) for d in docs]
@@ -237,11 +250,10 @@ def list_documents(rs: Ragscope, f: ExplorerFilter, page: int = 1,
 # ---- one document -------------------------------------------------------------------------
 
 
-def document_detail(rs: Ragscope, doc_id: int) -> DocumentDetail:
+def document_detail(rs: Ragscope, doc_id: int, *, scope: Scope) -> DocumentDetail:
+    """NotFound for a missing document and for one outside the scope alike."""
     with rs.store.session() as s:
-        d = s.get(Document, int(doc_id))
-        if d is None:
-            raise NotFound(f"document {doc_id} not found")
+        d = access.require_document(s, scope, doc_id)
         nchunks = dict(s.execute(
             select(Chunk.version_id, func.count(Chunk.id))
             .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
@@ -253,21 +265,41 @@ def document_detail(rs: Ragscope, doc_id: int) -> DocumentDetail:
                     for v in sorted(d.versions, key=lambda v: v.number, reverse=True)]
         return DocumentDetail(d.id, d.title, d.filename, d.file_type, d.doc_type, d.source_kind,
                               d.source_uri, d.status, dict(d.meta or {}),
-                              repo.document_collections(s, d.id), d.active_version_id, versions,
+                              scope.only_readable(repo.document_collections(s, d.id)),
+                              d.active_version_id, versions,
                               d.created_at, d.updated_at)
 
 
-def default_version_id(rs: Ragscope, doc_id: int) -> int | None:
+def resolve_document(rs: Ragscope, ref: int | str, *, scope: Scope) -> int:
+    """A document id from an id or an exact title, file name or source URI, among the
+    documents the scope may read (the CLI's DOC argument); NotFound otherwise."""
+    from sqlalchemy import or_
+
+    ref = str(ref).strip()
+    with rs.store.session() as s:
+        if ref.isdigit():
+            return access.require_document(s, scope, int(ref)).id
+        q = access.visible_documents(select(Document.id).where(or_(
+            Document.title == ref, Document.filename == ref, Document.source_uri == ref)),
+            scope).order_by(Document.id).limit(1)
+        doc_id = s.scalar(q)
+    if doc_id is None:
+        raise NotFound(f"document '{ref}' not found")
+    return doc_id
+
+
+def default_version_id(rs: Ragscope, doc_id: int, *, scope: Scope) -> int | None:
     """The active version, else the newest one."""
-    detail = document_detail(rs, doc_id)
+    detail = document_detail(rs, doc_id, scope=scope)
     if detail.active_version_id:
         return detail.active_version_id
     return detail.versions[0].id if detail.versions else None
 
 
-def section_tree(rs: Ragscope, version_id: int) -> SectionNode | None:
+def section_tree(rs: Ragscope, version_id: int, *, scope: Scope) -> SectionNode | None:
     """The version's sections as a tree (root = the document node), with chunk counts."""
     with rs.store.session() as s:
+        access.require_version(s, scope, version_id)
         secs = repo.sections_of(s, version_id)
         per_section = dict(s.execute(
             select(Chunk.section_id, func.count(Chunk.id)).where(Chunk.version_id == version_id)
@@ -296,27 +328,29 @@ def section_tree(rs: Ragscope, version_id: int) -> SectionNode | None:
 
 
 def version_text(rs: Ragscope, version_id: int, start: int | None = None,
-                 end: int | None = None) -> str:
+                 end: int | None = None, *, scope: Scope) -> str:
     """The normalised text of a version, or the [start, end) slice of it."""
     with rs.store.session() as s:
-        v = repo.get_version(s, version_id)
+        v = access.require_version(s, scope, version_id)
         text = v.text or ""
     return text[start or 0: end if end is not None else len(text)]
 
 
-def section_text(rs: Ragscope, version_id: int, section_id: int) -> str:
+def section_text(rs: Ragscope, version_id: int, section_id: int, *, scope: Scope) -> str:
     with rs.store.session() as s:
+        access.require_version(s, scope, version_id)
         sec = next((x for x in repo.sections_of(s, version_id) if x.id == section_id), None)
         if sec is None:
             raise NotFound(f"section {section_id} not found in version {version_id}")
         start, end = sec.start, sec.end
-    return version_text(rs, version_id, start, end)
+    return version_text(rs, version_id, start, end, scope=scope)
 
 
-def chunks_of(rs: Ragscope, version_id: int,
-              section_ids: Sequence[int] | None = None) -> list[ChunkInfo]:
+def chunks_of(rs: Ragscope, version_id: int, section_ids: Sequence[int] | None = None, *,
+              scope: Scope) -> list[ChunkInfo]:
     """Chunks of a version (of the given sections only, when named), in order."""
     with rs.store.session() as s:
+        access.require_version(s, scope, version_id)
         titles = {x.id: x.title for x in repo.sections_of(s, version_id)}
         wanted = set(section_ids) if section_ids is not None else None
         return [ChunkInfo(c.id, c.ordinal, c.section_id, titles.get(c.section_id, ""), c.start,
@@ -325,9 +359,9 @@ def chunks_of(rs: Ragscope, version_id: int,
                 if wanted is None or c.section_id in wanted]
 
 
-def original_file(rs: Ragscope, version_id: int) -> Original:
+def original_file(rs: Ragscope, version_id: int, *, scope: Scope) -> Original:
     with rs.store.session() as s:
-        v = repo.get_version(s, version_id)
+        v = access.require_version(s, scope, version_id)
         rel, name = v.original_path, v.filename or v.document.filename
     if not rel:
         raise NotFound(f"version {version_id} has no stored original")
@@ -354,59 +388,122 @@ def _ingestor(rs: Ragscope):
     return Ingestor(rs)
 
 
-def activate_version(rs: Ragscope, version_id: int, roles: Iterable[str] | str | None) -> None:
-    auth.require(roles, "activate_version")
+def require_writable_document(rs: Ragscope, actor: Actor | None, doc_id: int,
+                              action: str) -> Actor:
+    """The actor may do `action` and change the document: its role allows the action and
+    every collection the document is in is writable for it (a document shared with a
+    collection the actor may only read stays as it is). NotFound when the actor cannot
+    even read it."""
+    actor = access.require(actor, action)
+    scope = access.scope_of(rs, actor)
+    with rs.store.session() as s:
+        d = access.require_document(s, scope, doc_id)
+        locked = [c for c in repo.document_collections(s, d.id) if not scope.can_write(c)]
+    if locked:
+        shown = scope.only_readable(locked)
+        raise auth.PermissionDenied(
+            f"{actor.username} may not change document {doc_id}: it is also in "
+            f"collection(s) {', '.join(shown) or 'outside your access'} you may only read")
+    return actor
+
+
+def activate_version(rs: Ragscope, version_id: int, actor: Actor | None) -> None:
+    with rs.store.session() as s:
+        v = access.require_version(s, access.scope_of(rs, actor), version_id)
+        doc_id = v.document_id
+    require_writable_document(rs, actor, doc_id, "activate_version")
     _ingestor(rs).activate(version_id)
 
 
-def delete_document(rs: Ragscope, doc_id: int, roles: Iterable[str] | str | None) -> int:
-    auth.require(roles, "delete")
-    return _ingestor(rs).delete_document(int(doc_id))
+def delete_document(rs: Ragscope, doc_id: int, actor: Actor | None, *,
+                    purge_answers: bool = False) -> int:
+    """Delete a document (see Ingestor.delete_document); `purge_answers`: also remove the
+    text of chat answers that drew on it."""
+    require_writable_document(rs, actor, doc_id, "delete")
+    return _ingestor(rs).delete_document(int(doc_id), purge_answers=purge_answers)
 
 
-def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]],
-                   roles: Iterable[str] | str | None, *, collection: str | None = None,
-                   on_progress: Callable[[int, int, object], None] | None = None) -> list:
-    """Ingest uploaded files as one batch; a failing file never stops the others.
-    Returns one IngestOutcome per file, in order."""
-    auth.require(roles, "upload")
+UPLOAD_IDENTITY = {
+    "auto": "Same file name in the collection: becomes its new version (the rule)",
+    "new_document": "Always a new document (never matched by name)",
+    "version_of": "New version of a document I name",
+}
+
+
+def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Actor | None, *,
+                   collection: str | None = None, knowledge_base: str | None = None,
+                   on_progress: Callable[[object], None] | None = None,
+                   identity: str = "auto", version_of: str | None = None) -> list:
+    """Ingest uploaded files as one batch into `collection` (default:
+    RAGSCOPE_DEFAULT_COLLECTION), which the actor must be allowed to write (a new one is
+    made in `knowledge_base`, see backend/acl.py `writable_collection`); a failing file
+    never stops the others. Returns one IngestOutcome per file, in order; `on_progress` gets
+    an IngestProgress (files, chunks embedded, ETA) after every file and every embedded batch.
+    `identity` forces either way of the same-name rule (docs/ingestion.md, "Identity"):
+    `new_document`, or `version_of` the document `version_of` (id, title or file name; one
+    the actor may read and change, checked before anything is stored)."""
+    from backend.acl import version_target, writable_collection
+    from backend.errors import ConfigError
+    from backend.ingest.identity import AUTO, Identity
+    from backend.ingest.records import IngestItem
+
+    access.require(actor, "upload")
+    if identity not in UPLOAD_IDENTITY:
+        raise ConfigError(f"identity: unknown choice '{identity}'; one of "
+                          f"{', '.join(UPLOAD_IDENTITY)}")
+    how = AUTO
+    if identity == "new_document":
+        how = Identity.new_document()
+    elif identity == "version_of":
+        ref = (version_of or "").strip()
+        if not ref:
+            raise ConfigError("new version of: name the document (id, title or file name)")
+        how = Identity.version_of(version_target(rs, actor, ref))  # NotFound names it
+    target = writable_collection(rs, actor, (collection or "").strip() or None,
+                                 knowledge_base, action="upload", strict=False)
     return _ingestor(rs).ingest_many(
-        iter(files), total=len(files), collection=(collection or "").strip() or None,
-        source_kind="upload", on_progress=on_progress)
+        (IngestItem(name, data=data, source_kind="upload") for name, data in files),
+        total=len(files), collection=target,
+        source_kind="upload", on_progress=on_progress, identity=how)
 
 
-def reindex(rs: Ragscope, roles: Iterable[str] | str | None,
+def reindex(rs: Ragscope, actor: Actor | None,
             on_progress: Callable[[int, int], None] | None = None) -> dict:
-    auth.require(roles, "reindex")
+    access.require(actor, "reindex")
     return _ingestor(rs).reindex(on_progress=on_progress)
 
 
-def check_consistency(rs: Ragscope, roles: Iterable[str] | str | None) -> dict:
-    auth.require(roles, "reindex")
+def check_consistency(rs: Ragscope, actor: Actor | None):
+    """The consistency report (`backend.ingest.consistency.CheckReport`)."""
+    access.require(actor, "reindex")
     return _ingestor(rs).check()
 
 
 # ---- home ---------------------------------------------------------------------------------
 
 
-def system_status(rs: Ragscope, jobs: int = 10) -> SystemStatus:
+def system_status(rs: Ragscope, jobs: int = 10, *, scope: Scope) -> SystemStatus:
+    """Counts and collections of what the scope may read. Index metadata (whose chunk
+    counts cover every collection) and jobs (whose messages name files) are shown to an
+    unrestricted scope only."""
     with rs.store.session() as s:
-        counts = repo.counts(s)
-        colls = [(c.name, n) for c, n in repo.list_collections(s)]
+        counts = access.scoped_counts(s, scope)
+        colls = [(c.name, n) for c, n in repo.list_collections(s) if scope.can_read(c.name)]
         meta = {}
         for name in ("vector", "keyword"):
-            m = repo.get_index_meta(s, name)
+            m = repo.get_index_meta(s, name) if scope.unrestricted else None
             meta[name] = None if m is None else {
                 "backend": m.backend, "chunks": m.chunk_count, "params": dict(m.params or {}),
                 "built_at": m.built_at, "updated_at": m.updated_at}
     job_rows = [{"id": j.id, "kind": j.kind, "status": j.status, "progress": round(j.progress, 3),
                  "done": j.done, "failed": j.failed, "total": j.total, "message": j.message,
                  "error": j.error, "created_at": j.created_at, "finished_at": j.finished_at}
-                for j in recent_jobs(rs.store, jobs)]
+                for j in (recent_jobs(rs.store, jobs) if scope.unrestricted else [])]
     kw = (meta["keyword"] or {}).get("backend") or rs.settings.keyword_backend
     vec = (meta["vector"] or {}).get("backend") or ("chroma-http" if rs.settings.chroma_url
                                                     else "chroma")
     return SystemStatus(counts, colls, meta, job_rows, kw, vec)
+
 
 
 def settings_table(rs: Ragscope) -> list[dict]:

@@ -20,12 +20,22 @@ class IngestError(RagscopeError):
         super().__init__(f"{filename}: {reason}")
 
 
+class RepositoryError(IngestError):
+    """A Git repository cannot be read: not a repository, unknown branch, git failed."""
+
+
 class UnsupportedFormat(IngestError):
     """The file's extension or content type is not supported."""
 
 
 class FileTooLarge(IngestError):
-    """The file is over the configured upload size limit."""
+    """The file, or what it expands to (ZIP parts, extracted text), is over a configured
+    size limit; the message names the limit and its setting."""
+
+
+class PathRefused(IngestError):
+    """A path must not be ingested: inside the data dir, a system path, a symlink out of
+    the ingested folder, or a watched folder outside the allowed roots."""
 
 
 class ExtractionError(IngestError):
@@ -37,7 +47,14 @@ class IndexMismatch(RagscopeError):
 
 
 class NotFound(RagscopeError):
-    """A document, version, collection or other object does not exist."""
+    """A document, version, collection or other object does not exist, or lies outside the
+    caller's scope (the same error and message: ids outside the scope do not leak)."""
+
+
+class AccessConfigError(RagscopeError):
+    """A request to manage knowledge bases, access groups or memberships is invalid
+    (duplicate or empty name, unknown permission or member kind, a non-empty knowledge base
+    to delete, ...). Unknown names raise NotFound."""
 
 
 class BackendUnavailable(RagscopeError):
@@ -46,6 +63,10 @@ class BackendUnavailable(RagscopeError):
 
 class ProviderUnavailable(BackendUnavailable):
     """An LLM provider cannot be reached or answered with an error."""
+
+
+class AnalysisError(RagscopeError):
+    """A document cannot be analysed (no indexed version, too long, unknown section, ...)."""
 
 
 class CrawlError(RagscopeError):
@@ -64,6 +85,19 @@ class UrlRefused(CrawlError):
 
 class InvalidCrawlSource(CrawlError):
     """A crawl source fails validation; `errors` maps each field to its message."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+
+class ChatbotError(RagscopeError):
+    """A chatbot action cannot be done (unknown bot, no build to cancel, nothing crawled
+    to generate from, ...); the message says why and what to do."""
+
+
+class InvalidChatbot(ChatbotError):
+    """A chatbot configuration fails validation; `errors` maps each field to its message."""
 
     def __init__(self, errors: dict[str, str]):
         self.errors = dict(errors)

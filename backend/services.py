@@ -8,7 +8,8 @@ from functools import cached_property
 from backend.config import Settings
 from backend.store import Store
 
-INDEX_SCHEMA_VERSION = 1
+# 2: chunks carry membership tokens (collections) in both indexes; version 1 needs reindex
+INDEX_SCHEMA_VERSION = 2
 
 
 class Ragscope:
@@ -24,22 +25,37 @@ class Ragscope:
 
         s = self.settings
         with self._lock:
-            return Embedder(s.embedding_model, device=s.embedding_device,
-                            batch_size=s.embedding_batch_size)
+            return Embedder(s.embedding_model, backend=s.embedding_backend,
+                            device=s.embedding_device, batch_size=s.embedding_batch_size,
+                            num_threads=s.embedding_threads or None, cache_dir=s.models_dir)
+
+    @cached_property
+    def index_lock(self):
+        """The data dir's index write lock (one writer across processes and threads)."""
+        from backend.index.writelock import IndexWriteLock
+
+        return IndexWriteLock.for_dir(self.settings.data_dir, self.settings.index_lock_timeout_s)
 
     @cached_property
     def vector_index(self):
         from backend.index.factory import make_vector_index
 
         with self._lock:
-            return make_vector_index(self.settings)
+            return make_vector_index(self.settings, self.index_lock)
 
     @cached_property
     def keyword_index(self):
         from backend.index.factory import make_keyword_index
 
         with self._lock:
-            return make_keyword_index(self.settings)
+            return make_keyword_index(self.settings, self.index_lock)
+
+    @cached_property
+    def path_policy(self):
+        """What may be ingested from the file system (backend/ingest/paths.py)."""
+        from backend.ingest.paths import PathPolicy
+
+        return PathPolicy.from_settings(self.settings)
 
     def index_params(self) -> dict[str, dict]:
         """What the guardrails compare: how each index is (to be) built."""
@@ -49,6 +65,7 @@ class Ragscope:
         return {
             "vector": {**common, "backend": self.vector_index.name,
                        "embedding_model": s.embedding_model,
+                       "embedding_backend": self.embedder.backend,
                        "dimension": self.embedder.dimension},
             "keyword": {**common, "backend": self.keyword_index.name,
                         "analyzer": self.keyword_index.analyzer},

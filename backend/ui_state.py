@@ -6,19 +6,27 @@ from __future__ import annotations
 
 from typing import Any, MutableMapping
 
-# Set by streamlit-authenticator; read by the auth gate (names fixed by the library).
+# The session of the signed-in user (set by app.py at sign-in, checked on every run by
+# pages/_common.current_user). The first five are streamlit-authenticator's own keys.
 AUTH_STATUS = "authentication_status"
 AUTH_USERNAME = "username"
 AUTH_ROLES = "roles"
 AUTH_NAME = "name"
+AUTH_EMAIL = "email"
+AUTH_BEGAN = "auth.began"  # when the session began (backend/sessions.py)
 
 # app.py: sign-in form and cookie flags carried to the next run
 LOGIN_USERNAME = "login.username"
 LOGIN_PASSWORD = "login.password"
 LOGIN_ATTEMPT = "login.attempt"  # {username, password (None once decided), message}
 APP_SIGN_OUT = "app.sign_out"
-APP_SET_COOKIE = "app.set_cookie"
+APP_SET_COOKIE = "app.set_cookie"  # True until the browser has written the re-login cookie
 APP_DELETE_COOKIE = "app.delete_cookie"
+APP_REFUSED_TOKEN = "app.refused_token"  # a re-login cookie refused once in this session
+# Reserved for streamlit-authenticator: its cookie components use the default keys of
+# extra-streamlit-components, "init" (read), "set" (write) and "delete"; its logout sets
+# "logout". No other widget may use them.
+STAUTH_COOKIE_SET = "set"  # the writing component: True once the browser has written it
 
 # home
 HOME_REFRESH = "home.refresh"
@@ -51,6 +59,8 @@ DOCUMENT_ACTIVATE = "document.activate"
 DOCUMENT_DELETE = "document.delete"
 DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
 DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
+DOCUMENT_LINKED = "document.linked"  # (version, section) of the URL last applied
+DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat answers' text
 
 # structure
 STRUCTURE_PICK = "structure.pick"
@@ -64,9 +74,12 @@ STRUCTURE_SHOW = "structure.show"  # + "." + section id
 # upload
 UPLOAD_FILES = "upload.files"  # + "." + nonce (a new nonce empties the uploader)
 UPLOAD_COLLECTION = "upload.collection"
+UPLOAD_KNOWLEDGE_BASE = "upload.knowledge_base"
 UPLOAD_RESULTS = "upload.results"
 UPLOAD_NONCE = "upload.nonce"
 UPLOAD_GO = "upload.go"
+UPLOAD_IDENTITY = "upload.identity"
+UPLOAD_VERSION_OF = "upload.version_of"
 
 # admin: users
 ADMIN_USERS_FLASH = "admin_users.flash"
@@ -82,6 +95,7 @@ ADMIN_USERS_SET_ROLE = "admin_users.set_role"
 ADMIN_USERS_TOGGLE = "admin_users.toggle"
 ADMIN_USERS_RESET_PASSWORD = "admin_users.reset_password"
 ADMIN_USERS_RESET = "admin_users.reset"
+ADMIN_USERS_UNLOCK = "admin_users.unlock"
 
 # admin: settings and reindex
 SETTINGS_CONFIRM_REINDEX = "settings.confirm_reindex"
@@ -92,6 +106,9 @@ SETTINGS_REINDEX_CANCEL = "settings.reindex_cancel"
 SETTINGS_REINDEX_CONFIRM = "settings.reindex_confirm"
 
 DEFAULTS: dict[str, Any] = {
+    AUTH_STATUS: None,
+    AUTH_USERNAME: None,
+    AUTH_BEGAN: None,
     EXPLORER_PAGE: 1,
     EXPLORER_PAGE_SIZE: 25,
     EXPLORER_DOC_ID: None,
@@ -148,3 +165,125 @@ DEFAULTS.update({CRAWL_PICK: None, CRAWL_FLASH: None, CRAWL_NONCE: 0, CRAWL_ERRO
 def crawl_field(target: int | str, nonce: int, field: str) -> str:
     """Widget key of a crawl source form field (target: a source id or "new")."""
     return f"{CRAWL_FIELD}.{target}.{nonce}.{field}"
+
+# admin: knowledge bases, access groups and memberships (pages/admin_access.py)
+ACCESS_FLASH = "access.flash"  # (level, message) shown once on the next run
+ACCESS_KB_NAME = "access.kb_name"
+ACCESS_KB_DESCRIPTION = "access.kb_description"
+ACCESS_KB_CREATE = "access.kb_create"
+ACCESS_KB_DELETE_PICK = "access.kb_delete_pick"
+ACCESS_KB_DELETE = "access.kb_delete"
+ACCESS_MOVE_COLLECTION = "access.move_collection"
+ACCESS_MOVE_KB = "access.move_kb"
+ACCESS_MOVE = "access.move"
+ACCESS_GROUP_NAME = "access.group_name"
+ACCESS_GROUP_DESCRIPTION = "access.group_description"
+ACCESS_GROUP_ALL_USERS = "access.group_all_users"
+ACCESS_GROUP_CREATE = "access.group_create"
+ACCESS_GROUP_PICK = "access.group_pick"
+ACCESS_GROUP_DELETE = "access.group_delete"
+ACCESS_GROUP_TOGGLE_ALL = "access.group_toggle_all"
+ACCESS_GRANT_KB = "access.grant_kb"
+ACCESS_GRANT_PERMISSION = "access.grant_permission"
+ACCESS_GRANT = "access.grant"
+ACCESS_REVOKE = "access.revoke"
+ACCESS_MEMBER_KIND = "access.member_kind"
+ACCESS_MEMBER_USER = "access.member_user"
+ACCESS_MEMBER_PRINCIPAL = "access.member_principal"
+ACCESS_MEMBER_ADD = "access.member_add"
+ACCESS_MEMBER_PICK = "access.member_pick"
+ACCESS_MEMBER_REMOVE = "access.member_remove"
+ACCESS_WHO = "access.who"
+DEFAULTS.update({ACCESS_FLASH: None})
+
+# admin: API tokens (pages/admin_tokens.py)
+TOKENS_FLASH = "tokens.flash"  # (level, message, plain token or None) shown once
+TOKENS_FORM = "tokens.form"
+TOKENS_PRINCIPAL = "tokens.principal"
+TOKENS_SCOPES = "tokens.scopes"
+TOKENS_EXPIRY = "tokens.expiry_days"
+TOKENS_NO_EXPIRY = "tokens.no_expiry"
+TOKENS_DESCRIPTION = "tokens.description"
+TOKENS_REVOKE_PICK = "tokens.revoke_pick"
+TOKENS_REVOKE = "tokens.revoke"
+DEFAULTS.update({TOKENS_FLASH: None})
+
+# document analysis (pages/analysis.py)
+ANALYSIS_PICK = "analysis.pick"
+ANALYSIS_VERSION = "analysis.version"
+ANALYSIS_LENGTH = "analysis.length"
+ANALYSIS_SUMMARY_SECTION = "analysis.summary_section"
+ANALYSIS_COMPARE_MODE = "analysis.compare_mode"
+ANALYSIS_VERSION_A = "analysis.version_a"
+ANALYSIS_OTHER_DOC = "analysis.other_doc"
+ANALYSIS_XREF_SECTION = "analysis.xref_section"
+ANALYSIS_XREF_GO = "analysis.xref_go"
+ANALYSIS_XREF_RESULT = "analysis.xref_result"  # (document id, version id, section id, result)
+ANALYSIS_OPEN = "analysis.open"  # + "." + extractor: the item whose section the link opens
+ANALYSIS_DOWNLOAD = "analysis.download"  # + "." + what + "." + format
+DEFAULTS.update({ANALYSIS_LENGTH: "medium", ANALYSIS_COMPARE_MODE: "versions",
+                 ANALYSIS_XREF_RESULT: None})
+
+# document page: classification, title, profile (pages/document.py); the document-type
+# registry (pages/document_types.py)
+DOCUMENT_TITLE_FORM = "document.title_form"
+DOCUMENT_TITLE = "document.title"
+DOCUMENT_TITLE_SAVE = "document.title_save"
+DOCUMENT_TITLE_RESET = "document.title_reset"
+DOCUMENT_PROFILE = "document.profile"
+DOCUMENT_PROFILE_APPLY = "document.profile_apply"
+DOCTYPES_FLASH = "doctypes.flash"
+DOCTYPES_PICK = "doctypes.pick"  # the type in the edit form ("" = a new one)
+DOCTYPES_FORM = "doctypes.form"
+DOCTYPES_FIELD = "doctypes.field"  # + "." + type name + "." + form field
+DOCTYPES_SAVE = "doctypes.save"
+DOCTYPES_DELETE = "doctypes.delete"
+DOCTYPES_RECLASSIFY = "doctypes.reclassify"
+DOCTYPES_DRY_RUN = "doctypes.dry_run"
+DEFAULTS.update({DOCTYPES_FLASH: None, DOCTYPES_PICK: ""})
+
+
+def doctypes_field(name: str, field: str) -> str:
+    """Widget key of a field of the document-type form (per type, so switching types shows
+    that type's values)."""
+    return f"{DOCTYPES_FIELD}.{name or 'new'}.{field}"
+
+# chatbot builder wizard (pages/chatbot_builder.py) and published bot chat (pages/chatbot.py)
+BOTS_SLUG = "bots.slug"  # the bot the wizard works on (also ?bot= in the URL), or None
+BOTS_STEP = "bots.step"  # 1 source · 2 build · 3 configure · 4 test · 5 publish
+BOTS_FLASH = "bots.flash"  # (level, message) shown once on the next run
+BOTS_ERRORS = "bots.errors"  # {field: message} of the last refused create/save
+BOTS_PICK = "bots.pick"  # "continue with" an existing bot
+BOTS_URL = "bots.url"
+BOTS_NAME = "bots.name"
+BOTS_COLLECTION = "bots.collection"
+BOTS_USE = "bots.use"  # existing collections
+BOTS_PAGES = "bots.max_pages"
+BOTS_DEPTH = "bots.max_depth"
+BOTS_CREATE = "bots.create"
+BOTS_CANCEL = "bots.cancel"
+BOTS_RESUME = "bots.resume"
+BOTS_REBUILD = "bots.rebuild"
+BOTS_GOTO = "bots.goto"  # + "." + step number
+BOTS_FIELD = "bots.field"  # + "." + slug + "." + nonce + "." + config field
+BOTS_DRAFT = "bots.draft"  # {"slug": …, "values": {field: value}}: the configuration edited
+BOTS_NONCE = "bots.nonce"  # a new nonce gives the configuration form fresh widgets
+BOTS_GENERATE = "bots.generate"  # + "." + field
+BOTS_SAVE = "bots.save"
+BOTS_QUESTION = "bots.question"
+BOTS_ASK = "bots.ask"
+BOTS_TEST_SESSION = "bots.test_session"  # the wizard's test conversation (uuid)
+BOTS_TEST_LAST = "bots.test_last"  # the last test answer (BotAnswer) shown with its sources
+BOTS_PUBLISH = "bots.publish"
+BOTS_UNPUBLISH = "bots.unpublish"
+BOT_CHAT_PICK = "bot_chat.pick"
+BOT_CHAT_SESSIONS = "bot_chat.sessions"  # {slug: conversation uuid}
+BOT_CHAT_INPUT = "bot_chat.input"
+DEFAULTS.update({BOTS_SLUG: None, BOTS_STEP: 1, BOTS_FLASH: None, BOTS_ERRORS: None,
+                 BOTS_TEST_SESSION: None, BOTS_TEST_LAST: None, BOT_CHAT_SESSIONS: None,
+                 BOTS_DRAFT: None, BOTS_NONCE: 0})
+
+
+def bots_field(slug: str, nonce: int, field: str) -> str:
+    """Widget key of a configuration field of the wizard (per bot and form nonce)."""
+    return f"{BOTS_FIELD}.{slug}.{nonce}.{field}"

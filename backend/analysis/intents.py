@@ -1,0 +1,328 @@
+"""Which analysis a question asks for, as a pure function (no store, no model): German and
+English phrasings -> extract (which extractors), summarise (document or section, length),
+compare versions, compare documents or cross-reference, with the document and section it
+names. The chat can route on it (answer from the analysis with section/page citations) and
+show the matched rule in the query-debug trace; None means "no analysis intent, retrieve".
+
+    recognise("Welche Fristen stehen im Protokoll?", docs)
+    -> Intent(action="extract", extractors=("deadlines",), doc_type="minutes", ...)"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from backend.analysis.types import DOC_KINDS
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class DocCandidate:
+    id: int
+    title: str
+    filename: str = ""
+    doc_type: str = ""
+
+
+@dataclass(frozen=True)
+class Intent:
+    action: str  # extract | summarize | compare_versions | compare_documents | cross_reference
+    extractors: tuple[str, ...] = ()
+    document: int | None = None  # resolved from the candidates, when the question names one
+    document_b: int | None = None  # compare_documents: the second document
+    doc_type: str | None = None  # "minutes" / "policy" / "manual" (types.DOC_KINDS) when named
+    section: str | None = None  # "2", "2.2", "TOP 3", "§ 7", "Agenda item 3", "last"
+    versions: tuple[int | None, int | None] = (None, None)
+    length: str = "medium"
+    status: str | None = None  # "open" for "offene Punkte" / "open items"
+    topic: str | None = None  # cross_reference: what to look for
+    reason: str = ""  # the rules that fired, for the query-debug trace
+    matched: tuple[str, ...] = field(default_factory=tuple)
+
+
+# extractor -> cue patterns (German and English)
+_EXTRACT_CUES: list[tuple[str, re.Pattern]] = [
+    ("meeting_actions", re.compile(
+        r"\b(?:offene[nr]? (?:Punkte?|Aufgaben|Themen)|Aufgaben|To-?dos?|Action[- ]?Items?|Maßnahmen|"
+        r"wer (?:macht|übernimmt|kümmert sich)|wer ist (?:zuständig|verantwortlich)|Verantwortlich\w*|"
+        r"open (?:items?|points?|issues|tasks)|action items?|tasks|follow[- ]?ups?|who does what|"
+        r"who is (?:responsible|in charge)|who will|owners?|still open|noch offen|(?:still )?outstanding|"
+        r"unerledigt\w*)\b", _I)),
+    ("decisions", re.compile(
+        r"\b(?:beschlossen|Beschlüsse|Beschluss(?:lage)?|entschieden|Entscheidungen?|vereinbart|"
+        r"genehmigt|abgestimmt|decided|decisions?|resolutions?|resolved|agreed|approved|"
+        r"what was (?:decided|agreed|approved)|votes?)\b", _I)),
+    ("deadlines", re.compile(
+        r"\b(?:Fristen|Frist|Termine?|Deadlines?|Stichtage?|bis wann|wann (?:muss|müssen|ist .* fällig)|"
+        r"fällig|due dates?|by when|when (?:is|are) .* due|time limits?|milestones?|Meilensteine?)\b", _I)),
+    ("requirements", re.compile(
+        r"\b(?:Anforderungen|Voraussetzungen|Pflichten|Vorgaben|was muss|was müssen|requirements?|"
+        r"prerequisites?|obligations?|what (?:must|has to|needs to))\b", _I)),
+    ("config_keys", re.compile(
+        r"\b(?:Konfigurationsschlüssel|Konfigurationsparameter|Umgebungsvariablen?|ENV[- ]?Variablen?|"
+        r"Parameter|Schalter|config(?:uration)? keys?|environment variables?|env vars?|settings|"
+        r"CLI flags?|flags|which (?:ENV|environment) variable)\b", _I)),
+    ("setup_steps", re.compile(
+        r"\b(?:Installationsschritte|Einrichtungsschritte|Setup-?Schritte|Schritte|wie (?:installiere|"
+        r"starte|richte|konfiguriere) ich|Installationsanleitung|setup steps|installation steps|"
+        r"steps to (?:install|set up|start|deploy)|how (?:do|can) (?:I|we) (?:install|set up|start|deploy))\b",
+        _I)),
+    ("api_surface", re.compile(
+        r"\b(?:Endpunkte?|Endpoints?|HTTP-?Methoden|Statuscodes?|status codes?|which endpoint)\b", _I)),
+    ("operational_notes", re.compile(
+        r"\b(?:Betriebshinweise|Warnhinweise|Fehlerbehebung|Troubleshooting|Störungsbehebung|"
+        r"warnings?|operational notes|known issues|bekannte Probleme|caveats)\b", _I)),
+    ("risks", re.compile(
+        r"\b(?:Risiken|Risiko|Blocker|Gefahren|Warnsignale|risks?|blockers?|warning signs|"
+        r"red flags)\b", _I)),
+    ("entities", re.compile(
+        r"\b(?:wer war (?:anwesend|dabei)|Teilnehmer(?:innen)?|Anwesende|Personen|Organisationen|"
+        r"Kontakte|Ansprechpartner|E-Mail-Adressen|Telefonnummern|who (?:attended|was present)|"
+        r"attendees|participants|people|persons|organi[sz]ations|contacts|e-?mail addresses|"
+        r"phone numbers)\b", _I)),
+]
+_QUESTIONISH = re.compile(r"\b(?:welche|was|wer|wann|wo|wie|gibt es|liste|zeig|nenne|which|what|who|"
+                          r"when|where|list|show|are there|give me)\b|\?", _I)
+_SUMMARY = re.compile(r"\b(?:fass\w*\b.*\bzusammen|zusammenfass\w*|Zusammenfassung|Überblick|"
+                      r"worum geht es|summari[sz]\w*|summary|overview|tl;?dr|gist)\b", _I)
+_SHORT = re.compile(r"\b(?:kurz\w*|knapp|in (?:einem|zwei|drei) Sätzen|short|brief\w*|in (?:one|two|three) "
+                    r"sentences?)\b", _I)
+_LONG = re.compile(r"\b(?:ausführlich\w*|detailliert\w*|lang\w*|detailed|in detail|long|thorough\w*)\b", _I)
+_CHANGE = re.compile(r"\b(?:geändert|Änderungen|Unterschied\w*|unterscheide[nt]|differ|differs|"
+                     r"was ist neu|verändert|changed|changes|differences?|diff|what'?s new|compare|"
+                     r"vergleich\w*)\b", _I)
+_VERSIONS = re.compile(r"\bVersions?\s*(\d+)(?![.\d])(?:\s*(?:und|and|,|bis|to|vs\.?|versus|mit|"
+                       r"with)\s*(?:Version\s*)?(\d+)(?![.\d]))?", _I)
+# "version 3.2.0" names a product release, not a version of the document
+_RELEASE = re.compile(r"\b(?:Version|Release|v)\s*\d+\.\d+", _I)
+_XREF = re.compile(r"\b(?:wo (?:wird|werden|steht) .* (?:noch|sonst|auch)|wo sonst|andere[nr]? Dokumente?|"
+                   r"Querverweis\w*|verwandte Abschnitte|cross[- ]?ref\w*|related (?:sections|documents)|"
+                   r"where else|other documents|mentioned elsewhere|elsewhere)\b", _I)
+# the words of a cross-reference question that are not its topic
+_XREF_WORDS = re.compile(r"\b(?:wo|wird|werden|steht|stehen|noch|sonst|auch|überall|erwähnt|behandelt|"
+                         r"angesprochen|andere[nr]?|Dokumente?n?|Querverweis\w*|verwandte|Abschnitte|"
+                         r"where|else|elsewhere|mentioned|discussed|covered|other|documents?|"
+                         r"cross[- ]?ref\w*|related|sections?)\b", _I)
+_ORDINALS = {"erste": "1", "ersten": "1", "zweite": "2", "zweiten": "2", "dritte": "3", "dritten": "3",
+             "vierte": "4", "vierten": "4", "fünfte": "5", "fünften": "5", "letzte": "last",
+             "letzten": "last", "first": "1", "second": "2", "third": "3", "fourth": "4",
+             "fifth": "5", "last": "last"}
+_SECTION = [
+    (re.compile(r"\bTOP\s*(\d+)", _I), "TOP {}"),
+    (re.compile(r"\bagenda item\s*(\d+)", _I), "Agenda item {}"),
+    (re.compile(r"\bTagesordnungspunkt\s*(\d+)", _I), "TOP {}"),
+    (re.compile(r"§\s*(\d+\w?)"), "§ {}"),
+    (re.compile(r"\b(?:Anlage|Anhang|Appendix|Annex)\s+(\d+)", _I), None),
+    (re.compile(r"\b(?:Kapitel|Abschnitt|Chapter|Section|Teil|Part|Punkt)\s+(\d+(?:\.\d+)*)", _I), "{}"),
+    (re.compile(r"\b(?:das|den|dem|des|the)\s+(erste|ersten|zweite|zweiten|dritte|dritten|vierte|vierten|"
+                r"fünfte|fünften|letzte|letzten|first|second|third|fourth|fifth|last)\s+"
+                r"(?:Kapitels?|Abschnitts?|chapter|section|Teils?|part)\b", _I), "ordinal"),
+]
+_DOC_TYPES = [
+    ("minutes", re.compile(r"\b(?:Protokoll\w*|Sitzung\w*|Niederschrift|minutes|meeting)\b", _I)),
+    ("policy", re.compile(r"\b(?:Richtlinie\w*|Ordnung|Policy|policies|Regelwerk\w*)\b", _I)),
+    ("manual", re.compile(r"\b(?:Handbuch\w*|Anleitung|Manual|Guide|Runbook|Doku\w*)\b", _I)),
+]
+_STOP = {"und", "der", "die", "das", "des", "den", "dem", "for", "the", "and", "von", "vom", "zum",
+         "zur", "mit", "gmbh", "stadtwerke", "birkenau", "docx", "pdf", "txt", "html", "odt",
+         "data", "version", "minutes", "report", "policy", "manual", "guide", "protokoll",
+         "handbuch", "richtlinie", "sitzung"}
+
+
+def _tokens(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-zäöüß0-9]{4,}", text.lower()) if w not in _STOP}
+
+
+def _documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
+    """Candidates the question names, best first (distinctive title/file-name words, also
+    inside German compounds: "Werkausschusssitzung" names "… – Werkausschuss")."""
+    words = re.findall(r"[a-zäöüß0-9-]{4,}", q.lower())
+    scored = []
+    for d in docs:
+        title = {t for t in _tokens(d.title) if not t.isdigit()}
+        fname = {t for t in _tokens(re.sub(r"[_.-]", " ", d.filename.rsplit(".", 1)[0]))
+                 if not t.isdigit()} - title
+        in_title = sum(1 for t in title if any(t in w for w in words))
+        in_name = sum(1 for t in fname if any(t in w for w in words))
+        # one word of the file name alone is a topic more often than a name ("Wasserpreis")
+        score = in_title + (in_name if in_title or in_name > 1 else 0)
+        if d.filename and d.filename.lower() in q.lower():
+            score += 5
+        if score:
+            scored.append((score, d))
+    scored.sort(key=lambda x: -x[0])
+    return [d for s, d in scored if s == scored[0][0]] if scored else []
+
+
+def _two_documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
+    """The two documents a comparison names: the best named one and the best of the rest."""
+    first = _documents(q, docs)
+    if len(first) >= 2:
+        return first[:2]
+    if not first:
+        return []
+    second = _documents(q, [d for d in docs if d.id != first[0].id])
+    return first + second[:1] if len(second) == 1 else first
+
+
+def _section(q: str) -> str | None:
+    for rx, fmt in _SECTION:
+        m = rx.search(q)
+        if not m:
+            continue
+        if fmt is None:
+            return m.group(0).split()[0].capitalize() + " " + m.group(1)
+        if fmt == "ordinal":
+            return _ORDINALS[m.group(1).lower()]
+        return fmt.format(m.group(1))
+    return None
+
+
+# Words that carry no topic: question words, articles, auxiliaries and the verbs analysis
+# questions are phrased with ("Welche Fristen *stehen* im Protokoll?", "are there").
+_FUNCTION_WORDS = frozenset([
+    "welche", "welcher", "welches", "welchen", "was", "wer", "wen", "wem", "wann", "wo", "wie",
+    "gibt", "es", "gab", "gab's", "hat", "haben", "hatte", "ist", "sind", "war", "waren",
+    "wird", "werden", "wurde", "wurden", "worden", "stehen", "steht", "standen", "stand",
+    "enthalten", "enthält", "genannt", "erwähnt", "aufgeführt", "festgelegt", "getroffen",
+    "noch", "alle", "aller", "allen", "bitte", "mir", "mal", "zeig", "zeige", "liste", "nenne",
+    "nenn", "der", "die", "das", "den", "dem", "des", "ein", "eine", "einer", "eines", "einem",
+    "einen", "im", "in", "am", "an", "auf", "aus", "bei", "für", "von", "vom", "zu", "zum",
+    "zur", "über", "unter", "mit", "nach", "seit", "bis", "und", "oder", "sowie", "dazu",
+    "darin", "dort", "hier", "dieser", "diese", "dieses", "diesem", "diesen", "es", "sich",
+    "man", "uns", "unser", "unsere", "dokument", "dokuments", "dokument", "which", "what",
+    "who", "whom", "when", "where", "how", "is", "are", "was", "were", "be", "been", "being",
+    "has", "have", "had", "do", "does", "did", "there", "here", "any", "all", "still", "please",
+    "me", "show", "list", "give", "tell", "the", "a", "an", "of", "in", "on", "at", "to", "for",
+    "from", "by", "about", "with", "into", "under", "during", "and", "or", "this", "that",
+    "these", "those", "it", "its", "they", "we", "our", "us", "document", "documents",
+    "meeting", "me", "mention", "mentions", "mentioned", "name", "names", "named", "contain",
+    "contains", "contained", "include", "includes", "included", "list", "listed", "describe",
+    "describes", "described", "nennt", "nennen", "erwähnen", "erwähnt", "beschreibt",
+    "beschrieben", "enthält", "items", "item", "points", "punkte", "things", "dinge"
+])
+# A cue in the singular asks after one item ("Which configuration key replaces X?", "Wie wurde
+# über Beschluss 2024/17 abgestimmt?"); with a topic, that is a question for passages.
+_SINGULAR_CUES = frozenset([
+    "frist", "termin", "deadline", "stichtag", "beschluss", "entscheidung", "aufgabe",
+    "anforderung", "voraussetzung", "risiko", "endpunkt", "endpoint", "statuscode", "decision",
+    "resolution", "requirement", "prerequisite", "flag", "setting", "parameter", "schalter",
+    "risk", "blocker", "milestone", "meilenstein", "task", "owner", "vote", "verantwortlich",
+    "verantwortliche", "verantwortlicher"
+]) | {
+    "status code", "configuration key", "config key", "environment variable", "env var",
+    "cli flag", "due date", "time limit", "action item", "open item", "open point", "open issue",
+    "open task", "follow-up", "followup", "to-do", "todo", "warning"}
+# Questions after one fact ("Wann ist die Frist für …?", "What is the due date of A-24-07?"):
+# with a topic, passages answer them better than a list of items.
+_FACT_Q = re.compile(r"^\s*(?:bis wann|wann|wie (?:viele?|hoch|lange|oft)|when|how (?:many|much|long|"
+                     r"often|soon)|what (?:is|was) the|was (?:ist|war) (?:die|der|das)|wer (?:ist|war)|"
+                     r"who (?:is|was))\b", _I)
+_SPECIFIC_WORDS = 2  # more topic words than this: a specific question, left to retrieval
+_WORD = re.compile(r"[\wäöüÄÖÜß][\w./:-]*[\wäöüÄÖÜß]|[\wäöüÄÖÜß]", re.UNICODE)
+
+
+def _residual(q: str, named: Sequence[DocCandidate], patterns: Sequence[re.Pattern]) -> list[str]:
+    """The question's topic words: what is left after the analysis cues, question words,
+    document, section and version references and function words are taken out."""
+    rest = q
+    for rx in patterns:
+        rest = rx.sub(" ", rest)
+    doc_words = set()
+    for d in named:
+        doc_words |= _tokens(d.title) | _tokens(re.sub(r"[_.-]", " ", d.filename.rsplit(".", 1)[0]))
+    out = []
+    for w in _WORD.findall(rest):
+        lw = w.lower().strip(".:-/")
+        if not lw or lw in _FUNCTION_WORDS or lw in _STOP or len(lw) < 2 and not lw.isdigit():
+            continue
+        if any(t in lw or lw in t for t in doc_words if len(lw) >= 4):
+            continue
+        out.append(w.strip(".:-/"))
+    return out
+
+
+def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Intent | None, str]:
+    """The intent of a question and why (for the query-debug trace), or (None, why not)."""
+    q = " ".join(question.split())
+    if not q:
+        return None, "empty question"
+    section = _section(q)
+    named = _documents(q, documents)
+    doc = named[0].id if len(named) == 1 else None
+    doc_type = next((t for t, rx in _DOC_TYPES if rx.search(q)), None)
+    doc_why = ""
+    if doc is not None:
+        doc_why = f"document {doc} named in the question"
+    elif doc_type:
+        same = [d for d in documents if d.doc_type in DOC_KINDS[doc_type]]
+        if len(same) == 1:
+            doc, doc_why = same[0].id, f"the only {doc_type} document"
+    length = "short" if _SHORT.search(q) else "long" if _LONG.search(q) else "medium"
+    base = {"document": doc, "doc_type": doc_type, "section": section, "length": length}
+    suffix = f"; {doc_why}" if doc_why else ""
+
+    vm = _VERSIONS.search(q)
+    versioned = vm or re.search(r"\b(?:Version|Fassung|version|revision)\w*\b", q) or (
+        doc is not None and not _FACT_Q.search(q)
+        and not _two_documents(q, documents)[1:])  # "Was hat sich in X geändert?"
+    if _CHANGE.search(q) and versioned and not (_RELEASE.search(q) and not vm):
+        a, b = (int(vm.group(1)), int(vm.group(2))) if vm and vm.group(2) else (None, None)
+        if vm and not vm.group(2):
+            a = int(vm.group(1))
+        why = f"change wording ({_CHANGE.search(q).group(0)!r}) + version reference" + suffix
+        return Intent("compare_versions", versions=(a, b), reason=why, **base), why
+    pair = _two_documents(q, documents) if _CHANGE.search(q) else []
+    if len(pair) == 2:
+        why = f"change wording + two named documents ({pair[0].id}, {pair[1].id})"
+        return Intent("compare_documents", document=pair[0].id, document_b=pair[1].id,
+                      doc_type=doc_type, reason=why), why
+    if _XREF.search(q):
+        topic = _residual(q, [], [_XREF_WORDS, _QUESTIONISH])
+        why = f"cross-reference wording ({_XREF.search(q).group(0)!r})"
+        return Intent("cross_reference", topic=" ".join(topic) or None, reason=why,
+                      **base), why
+    if _SUMMARY.search(q):
+        why = f"summary wording ({_SUMMARY.search(q).group(0)!r})" + (
+            f" + section {section!r}" if section else "") + suffix
+        return Intent("summarize", reason=why, **base), why
+    hits = [(name, rx.search(q)) for name, rx in _EXTRACT_CUES]
+    found = tuple(name for name, m in hits if m)
+    if not found:
+        return None, "no analysis wording (decisions, actions, deadlines, summary, changes …)"
+    if not _QUESTIONISH.search(q):
+        return None, "analysis wording, but not a question or request"
+    cues = [m.group(0) for _, m in hits if m]
+    topic = _residual(q, named, [rx for _, rx in _EXTRACT_CUES] + [
+        _QUESTIONISH, _SHORT, _LONG, _VERSIONS, _OPEN] + [rx for _, rx in _DOC_TYPES]
+        + [rx for rx, _ in _SECTION])
+    if len(topic) > _SPECIFIC_WORDS:
+        return None, (f"a specific question ({len(topic)} topic words besides the cue "
+                      f"{cues[0]!r}: {', '.join(topic[:6])}): passages answer it better")
+    if topic and all(c.lower() in _SINGULAR_CUES for c in cues):
+        return None, (f"a question after one item ({cues[0]!r} … {' '.join(topic)}): passages "
+                      "answer it better")
+    if topic and _FACT_Q.search(q):
+        return None, (f"a question after one fact ({_FACT_Q.search(q).group(0).strip()!r} … "
+                      f"{' '.join(topic)}): passages answer it better")
+    status = "open" if _OPEN.search(q) else None
+    why = "cue: " + ", ".join(cues) + (f"; topic: {' '.join(topic)}" if topic else "") + suffix
+    return Intent("extract", extractors=found, status=status, topic=" ".join(topic) or None,
+                  reason=why, matched=tuple(cues), **base), why
+
+
+_OPEN = re.compile(r"\b(?:offen\w*|open|outstanding|ausstehend\w*|unerledigt\w*|pending)\b", _I)
+
+
+def has_cue(question: str) -> bool:
+    """Whether a question has any analysis wording at all: a cheap test before the
+    documents are loaded (most chat questions stop here)."""
+    q = " ".join(question.split())
+    return bool(q) and any(rx.search(q) for rx in
+                           [_SUMMARY, _CHANGE, _XREF] + [rx for _, rx in _EXTRACT_CUES])
+
+
+def recognise(question: str, documents: Sequence[DocCandidate] = ()) -> Intent | None:
+    """The analysis a question asks for, or None: "retrieve passages" (see explain)."""
+    return explain(question, documents)[0]

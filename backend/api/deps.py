@@ -1,0 +1,74 @@
+"""Who calls: the bearer token of a request, checked against the token table on every
+request (a revoked or expired token stops working at once), becomes the request's `Actor`
+(`kind="principal"`, role from the token's scopes). Routes declare the scope they need."""
+from __future__ import annotations
+
+from typing import Callable
+
+from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from backend import auth
+from backend.access import Actor
+from backend.api.tokens import TokenRefused, authenticate, bearer_token
+from backend.services import Ragscope
+
+bearer = HTTPBearer(auto_error=False, description="an API token: `python -m backend token "
+                                                  "create NAME --scopes read`")
+SCOPE_ROLE = {"read": "viewer", "write": "editor", "admin": "admin"}
+
+
+def services(request: Request) -> Ragscope:
+    return request.app.state.rs
+
+
+def actor_for(rs: Ragscope, authorization: str | None) -> Actor:
+    """The actor of an `Authorization` header value; TokenRefused when there is none or it
+    is not valid."""
+    principal = authenticate(rs.store, bearer_token(authorization))
+    return Actor(principal.name, principal.role, kind="principal")
+
+
+def current_actor(request: Request,
+                  creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Actor:
+    # `creds` only puts the scheme into the OpenAPI spec; the raw header is checked so a
+    # non-Bearer scheme gets its own message.
+    actor = actor_for(services(request), request.headers.get("authorization"))
+    request.state.actor = actor
+    return actor
+
+
+def known_query(request: Request) -> None:
+    """Refuse query parameters the route does not declare (`?colection=ops` is a typo the
+    caller should hear about, not a filter silently ignored)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    allowed, stack = set(), [dependant]
+    while stack:  # the route's own query parameters and those of its dependencies
+        d = stack.pop()
+        allowed.update(p.alias for p in d.query_params)
+        stack.extend(d.dependencies)
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise RequestValidationError([{"type": "extra_forbidden", "loc": ("query", unknown[0]),
+                                       "msg": "unknown query parameter", "input": None}])
+
+
+def needs(scope: str) -> Callable[..., Actor]:
+    """A dependency: the caller's actor, if its token has `scope` (or a higher one)."""
+    role = SCOPE_ROLE[scope]
+
+    def dependency(actor: Actor = Depends(current_actor)) -> Actor:
+        if not auth.has_role(actor.role, role):
+            raise auth.PermissionDenied(f"this endpoint needs a token with the '{scope}' "
+                                        f"scope; the token of {actor.username} has "
+                                        f"{actor.role} rights")
+        return actor
+
+    return dependency
+
+
+__all__ = ["TokenRefused", "actor_for", "current_actor", "needs", "services"]

@@ -1,0 +1,227 @@
+"""The MCP tool server (official `mcp` SDK, `MCPServer`): the same service layer, tokens and
+ACL as the HTTP API. Over HTTP (streamable HTTP at /mcp, legacy SSE at /mcp-sse/sse) the
+token comes in each request's `Authorization: Bearer` header and is checked on every tool
+call; over stdio (`python -m backend mcp`) the token is given once (RAGSCOPE_MCP_TOKEN or
+`--token`) and is also checked on every call, so revoking it stops the tools at once.
+
+Each tool parses its arguments (typed: the SDK derives the JSON schema from them), calls the
+service layer and returns the JSON shape the HTTP API returns (backend/api/serialise.py).
+ragscope's own errors come back as tool errors with their message; anything unexpected as
+"internal error" with an id that the server log has (never a stack trace)."""
+from __future__ import annotations
+
+import base64
+import functools
+import logging
+import uuid
+from typing import Annotated, Any, Callable, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from backend import __version__, documents, library, navigation, search_service
+from backend.access import Actor, scope_of
+from backend.api import mcp_analysis, serialise
+from backend.api.deps import actor_for
+from backend.errors import RagscopeError
+
+log = logging.getLogger("backend.api.mcp")
+
+MAX_INLINE_BYTES = 8 * 1024 * 1024  # get_original_document: larger files go by link
+
+INSTRUCTIONS = """ragscope: search and read the documents your token may read.
+Start with smart_search (documents with their best passages) or search_rag_context (ranked
+passages for answering), then read more with get_document_structure / get_document_section
+(by id, index or a title such as "4.1") or get_document_fulltext (paged by characters).
+Cite documents by title and section; get_document_download_link gives the original file.
+For what a document decides, assigns or requires use analyze_document (or
+get_document_decisions); summarize_document, compare_document_versions, compare_documents
+and find_cross_references answer summary, change and "where else" questions."""
+
+Names = Annotated[list[str] | None, Field(max_length=50, description="only these (optional)")]
+DocId = Annotated[int, Field(ge=1, le=2**31 - 1, description="document id")]
+Version = Annotated[int | None, Field(ge=1, le=100_000,
+                                      description="version number (default: the active one)")]
+Offset = Annotated[int, Field(ge=0, le=10**9, description="first item / character (0-based)")]
+Query = Annotated[str, Field(min_length=1, max_length=4000)]
+
+
+class _Auth:
+    """Resolves the actor of a tool call."""
+
+    def __init__(self, rs, stdio_token: str | None):
+        self.rs = rs
+        self.stdio_token = stdio_token
+
+    def actor(self, ctx: Context) -> Actor:
+        headers = ctx.headers if ctx is not None else None
+        if headers is not None:
+            return actor_for(self.rs, headers.get("authorization"))
+        return actor_for(self.rs, f"Bearer {self.stdio_token}" if self.stdio_token else None)
+
+
+def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn ragscope's errors into tool errors with their message, others into an id."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except RagscopeError as e:
+            raise ToolError(str(e)) from None
+        except ValueError as e:  # parameters a service model refused
+            raise ToolError(f"invalid arguments: {e}") from None
+        except Exception:
+            rid = uuid.uuid4().hex[:12]
+            log.exception("MCP tool %s failed (request id %s)", fn.__name__, rid)
+            raise ToolError(f"internal error (request id {rid}); the server log has the "
+                            "details") from None
+    return wrapper
+
+
+def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
+    """The MCP server with ragscope's tools bound to `rs`."""
+    auth = _Auth(rs, stdio_token)
+    mcp = MCPServer("ragscope", instructions=INSTRUCTIONS, version=__version__,
+                    log_level="WARNING")
+
+    @mcp.tool(description="Ranked passages for a question (hybrid vector + BM25 retrieval) "
+                          "from the documents you may read: text, document, section path, "
+                          "page and score. Use them as context to answer and cite.")
+    @_tool
+    def search_rag_context(ctx: Context, query: Query,
+                           limit: Annotated[int, Field(ge=1, le=50)] = 8,
+                           collections: Names = None, doc_types: Names = None,
+                           file_types: Names = None,
+                           policy: Literal["hybrid", "semantic_only", "lexical_only",
+                                           "document_first", "section_first"] = "hybrid",
+                           expand: Literal["none", "neighbours", "section"] = "none",
+                           offset: Annotated[int, Field(ge=0, le=199)] = 0) -> dict[str, Any]:
+        page = search_service.search(rs, auth.actor(ctx), query, offset=offset, limit=limit,
+                                     policy=policy, expand=expand, collections=collections,
+                                     doc_types=doc_types, file_types=file_types)
+        return serialise.search_page(page)
+
+    @mcp.tool(description="Document-centred search: the best documents for a query, each "
+                          "with its best passages (section, page). Questions like 'which "
+                          "documents are about X' list documents. Filter by collection, "
+                          "document type (e.g. minutes, manual) or file type.")
+    @_tool
+    def smart_search(ctx: Context, query: Query,
+                     limit: Annotated[int, Field(ge=1, le=50)] = 10,
+                     passages: Annotated[int, Field(ge=1, le=10)] = 2,
+                     collections: Names = None, doc_types: Names = None,
+                     file_types: Names = None,
+                     offset: Annotated[int, Field(ge=0, le=99)] = 0) -> dict[str, Any]:
+        return serialise.smart_result(search_service.smart_search(
+            rs, auth.actor(ctx), query, collections=collections, doc_types=doc_types,
+            file_types=file_types, offset=offset, limit=limit, passages=passages))
+
+    @mcp.tool(description="Documents you may read, newest first, with type, versions and "
+                          "collections; filters by collection, document type, file type, "
+                          "title (substring) or text (substring of the active version).")
+    @_tool
+    def list_documents(ctx: Context, offset: Offset = 0,
+                       limit: Annotated[int, Field(ge=1, le=200)] = 50,
+                       collections: Names = None, doc_types: Names = None,
+                       file_types: Names = None,
+                       title: Annotated[str, Field(max_length=500)] = "",
+                       text: Annotated[str, Field(max_length=500)] = "") -> dict[str, Any]:
+        actor = auth.actor(ctx)
+        f = documents.ExplorerFilter(tuple(collections or ()), tuple(file_types or ()),
+                                     tuple(doc_types or ()), title=title, text=text)
+        page = documents.list_documents(rs, f, page_size=limit, offset=offset,
+                                        scope=scope_of(rs, actor))
+        return serialise.document_page(page, offset, limit)
+
+    @mcp.tool(description="The collections you may read, with knowledge base and number "
+                          "of documents.")
+    @_tool
+    def list_collections(ctx: Context, offset: Offset = 0,
+                         limit: Annotated[int, Field(ge=1, le=500)] = 100) -> dict[str, Any]:
+        rows, total = library.collections_page(rs, auth.actor(ctx), offset=offset, limit=limit)
+        return serialise.collections_page(rows, total, offset, limit)
+
+    @mcp.tool(description="A document's normalised full text, in pages of `limit` "
+                          "characters; call again with `next_offset` for more.")
+    @_tool
+    def get_document_fulltext(ctx: Context, document_id: DocId, version: Version = None,
+                              offset: Offset = 0,
+                              limit: Annotated[int, Field(ge=1, le=navigation.MAX_TEXT_PAGE)]
+                              = 20_000) -> dict[str, Any]:
+        return serialise.text_page(navigation.fulltext(
+            rs, auth.actor(ctx), document_id, version=version, offset=offset, limit=limit))
+
+    @mcp.tool(description="A document's sections in reading order (index from 0) with "
+                          "kind (chapter, section, agenda item, ...), number, title, "
+                          "character and page ranges.")
+    @_tool
+    def list_document_sections(ctx: Context, document_id: DocId, version: Version = None,
+                               offset: Offset = 0,
+                               limit: Annotated[int, Field(ge=1, le=500)] = 100
+                               ) -> dict[str, Any]:
+        number, rows, total = navigation.sections(rs, auth.actor(ctx), document_id,
+                                                  version=version, offset=offset, limit=limit)
+        return serialise.section_list(document_id, number, rows, total, offset, limit)
+
+    @mcp.tool(description="A document's section tree (chapters > sections > ...) with "
+                          "chunk counts; `max_depth` cuts deeper levels.")
+    @_tool
+    def get_document_structure(ctx: Context, document_id: DocId, version: Version = None,
+                               max_depth: Annotated[int | None, Field(ge=0, le=20)] = None
+                               ) -> dict[str, Any]:
+        number, root = navigation.structure(rs, auth.actor(ctx), document_id,
+                                            version=version, max_depth=max_depth)
+        return serialise.structure(document_id, number, root)
+
+    @mcp.tool(description="One section's text, named by exactly one of: section_id, index "
+                          "(reading order from 0) or query (a number or title such as '4.1' "
+                          "or 'TOP 6'; otherwise the best-matching section of the document).")
+    @_tool
+    def get_document_section(ctx: Context, document_id: DocId,
+                             section_id: Annotated[int | None, Field(ge=1)] = None,
+                             index: Annotated[int | None, Field(ge=0)] = None,
+                             query: Annotated[str | None, Field(max_length=500)] = None,
+                             version: Version = None, offset: Offset = 0,
+                             limit: Annotated[int, Field(ge=1, le=navigation.MAX_TEXT_PAGE)]
+                             = 20_000) -> dict[str, Any]:
+        return serialise.section_text(navigation.section(
+            rs, auth.actor(ctx), document_id, section_id=section_id, index=index, query=query,
+            version=version, offset=offset, limit=limit))
+
+    @mcp.tool(description="The original file of a document as base64 (up to 8 MiB; larger "
+                          "files: use get_document_download_link), with its metadata.")
+    @_tool
+    def get_original_document(ctx: Context, document_id: DocId,
+                              version: Version = None) -> dict[str, Any]:
+        actor = auth.actor(ctx)
+        meta = navigation.original_meta(rs, actor, document_id, version=version)
+        out = serialise.original_meta(meta)
+        if meta.size_bytes > MAX_INLINE_BYTES:
+            raise ToolError(f"the original of document {document_id} is "
+                            f"{meta.size_bytes / 1048576:.1f} MiB, over the 8 MiB this tool "
+                            "returns; download it from " + out["download_url"])
+        o = navigation.original(rs, actor, document_id, version=version)
+        return {**out, "content_base64": base64.b64encode(o.data).decode()}
+
+    @mcp.tool(description="Metadata of a document's original file and a stable download "
+                          "link (GET with the same bearer token).")
+    @_tool
+    def get_document_download_link(ctx: Context, document_id: DocId,
+                                   version: Version = None) -> dict[str, Any]:
+        out = serialise.original_meta(navigation.original_meta(
+            rs, auth.actor(ctx), document_id, version=version))
+        base = _base_url(ctx)
+        if base:
+            out["download_url"] = base + out["download_url"]
+        return out
+
+    mcp_analysis.register(mcp, rs, auth, _tool)  # analyze_document, summarize_document, ...
+    return mcp
+
+
+def _base_url(ctx: Context) -> str | None:
+    """scheme://host of the HTTP request that carried the tool call (None over stdio)."""
+    request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+    url = getattr(request, "base_url", None)
+    return str(url).rstrip("/") if url is not None else None

@@ -1,0 +1,98 @@
+"""Search, smart search and questions (server-sent events). Parse, call the service layer
+(backend/search_service.py), serialise; nothing else."""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from backend import search_service
+from backend.access import Actor
+from backend.api.deps import known_query, needs, services
+from backend.api import serialise
+from backend.api.errors import ERROR_RESPONSES
+from backend.api.schemas import (
+    AskRequest,
+    SearchRequest,
+    SearchResponse,
+    SmartSearchRequest,
+    SmartSearchResponse,
+)
+from backend.chat_types import Answered, Delta, Fallback, Retrieved
+
+router = APIRouter(prefix="/api", tags=["search"], responses=ERROR_RESPONSES,
+                   dependencies=[Depends(known_query)])
+
+
+@router.post("/search", response_model=SearchResponse, summary="Ranked passages")
+def search(body: SearchRequest, request: Request, actor: Actor = Depends(needs("read"))):
+    """Hybrid retrieval (vectors + BM25) within the collections your token may read, with
+    every stage's score per hit."""
+    params = body.model_dump(exclude={"query", "offset", "limit", "include_trace"},
+                             exclude_none=True)
+    page = search_service.search(services(request), actor, body.query, offset=body.offset,
+                                 limit=body.limit, **params)
+    return serialise.search_page(page, include_trace=body.include_trace)
+
+
+@router.post("/smart-search", response_model=SmartSearchResponse,
+             summary="Documents with their best passages")
+def smart_search(body: SmartSearchRequest, request: Request,
+                 actor: Actor = Depends(needs("read"))):
+    """Document-centred search: the best documents for the query, each with its best
+    passages (section and page); "which documents …" questions list documents. Filters by
+    collection, document type and file type."""
+    res = search_service.smart_search(
+        services(request), actor, body.query, collections=body.collections,
+        doc_types=body.doc_types, file_types=body.file_types, offset=body.offset,
+        limit=body.limit, passages=body.passages)
+    return serialise.smart_result(res)
+
+
+def _sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+def _events(events: Iterator) -> Iterator[str]:
+    try:
+        for ev in events:
+            if isinstance(ev, Retrieved):
+                yield _sse("sources", {"sources": [serialise.public_source(s) for s in ev.sources],
+                                       "retrieval_ms": ev.retrieval_ms})
+            elif isinstance(ev, Delta):
+                yield _sse("delta", {"text": ev.text})
+            elif isinstance(ev, Fallback):
+                yield _sse("notice", {"message": ev.notice})
+            elif isinstance(ev, Answered):
+                m = ev.message
+                yield _sse("answer", {
+                    "session": ev.session.uuid, "message_id": m.id, "text": m.content,
+                    "citations": m.citations,
+                    "sources": [serialise.public_source(s) for s in m.sources],
+                    "provider": m.provider, "model": m.model, "fallback": m.fallback,
+                    "notice": m.notice, "latency_ms": m.latency_ms})
+    except Exception as e:  # the stream has started: the error becomes the last event
+        import logging
+
+        logging.getLogger("backend.api").error("ask stream failed", exc_info=e)
+        yield _sse("error", {"error": {"code": "internal_error", "field": None,
+                                       "message": "the answer could not be completed"}})
+
+
+@router.post("/ask", summary="An answer as server-sent events",
+             response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "events: sources, delta…, notice?, answer"}})
+def ask(body: AskRequest, request: Request, actor: Actor = Depends(needs("read"))):
+    """Answer a question from the documents you may read. The response is a stream of
+    server-sent events: `sources` (what was retrieved), `delta` (answer text as it comes),
+    `notice` (a fallback), and last `answer` (the whole text, its checked citations and the
+    sources). Errors in the question come back as a JSON error before the stream starts."""
+    events = search_service.ask_stream(
+        services(request), actor, body.question, session=body.session,
+        collections=body.collections, policy=body.policy, context_limit=body.context_limit,
+        provider_factory=getattr(request.app.state, "provider_factory", None))
+    return StreamingResponse(_events(events), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
