@@ -1,25 +1,48 @@
-"""ragscope dashboard: `streamlit run app.py`.
+"""ragscope dashboard: `streamlit run app.py`, or `python -m backend up` (which loads the
+samples first and runs the same).
 
-Sign-in (streamlit-authenticator), then `st.navigation` with the pages the user's role may
-open. Pages the role may not open are still registered but hidden from the menu, so a crafted
-URL reaches the page, whose own role check shows an error instead of its content.
+This file plays two parts. `streamlit run app.py` finds the `st.App` at the end by reading
+the file, imports it as the module `app` and serves the dashboard through it, with
+backend.upload_gate.UploadGate in front of Streamlit's routes (nothing is uploaded before
+sign-in, docs/security.md). Streamlit then runs this same file as the script (`__main__`)
+on every run of every session: sign-in, then `st.navigation`.
+
+Sign-in and the re-login cookie are streamlit-authenticator's; on top of it
+backend/login_limit.py limits attempts and backend/sessions.py ends sessions. Pages the
+user's role may not open are still registered but hidden from the menu, so a crafted URL
+reaches the page, whose own role check shows an error instead of its content.
 First start: see backend/auth.py (`bootstrap`); RAGSCOPE_ADMIN_PASSWORD sets the admin's
 initial password, otherwise a generated one is printed once to the server console."""
 from __future__ import annotations
 
-import math
+import logging
 import os
+import time
 from pathlib import Path
 
 import backend  # noqa: F401  (offline flags first)
 import streamlit as st
-import streamlit_authenticator as stauth
-from streamlit_authenticator.utilities import LoginError
 
-from backend import auth
+from backend import auth, login_limit, sessions, upload_gate
 from backend import ui_state as K
-from pages._common import auth_paths, current_user, md_escape, settings
-from pages._crawl_common import get_console
+
+# Only the dashboard script needs these. Imported as the module `app` (by `streamlit run`,
+# before Streamlit's runtime exists) this file only declares the App: importing them then
+# would declare caches and components outside the runtime, which logs warnings.
+if __name__ == "__main__":
+    import streamlit_authenticator as stauth
+    from streamlit_authenticator.utilities import LoginError
+
+    from pages._common import (
+        auth_paths,
+        clear_session,
+        current_session,
+        current_user,
+        md_escape,
+        settings,
+        start_session,
+    )
+    from pages._crawl_common import get_console
 
 ROOT = Path(__file__).resolve().parent
 
@@ -32,14 +55,21 @@ PAGES = {
         ("pages/explorer.py", "Explorer", ":material/folder_open:", "viewer"),
         ("pages/document.py", "Document", ":material/description:", "viewer"),
         ("pages/structure.py", "Structure", ":material/account_tree:", "viewer"),
+        ("pages/analysis.py", "Analysis", ":material/insights:", "viewer"),
         ("pages/upload.py", "Upload", ":material/upload_file:", "editor"),
         ("pages/crawl.py", "Crawl", ":material/travel_explore:", "editor")],
+    "Chatbots": [
+        ("pages/chatbot.py", "Chatbots", ":material/smart_toy:", "viewer"),
+        ("pages/chatbot_builder.py", "Chatbot builder", ":material/construction:", "editor")],
     "Retrieval": [
         ("pages/query_debug.py", "Query debug", ":material/troubleshoot:", "viewer"),
         ("pages/evaluation.py", "Evaluation", ":material/analytics:", "viewer"),
         ("pages/costs.py", "Costs", ":material/payments:", "viewer")],
     "Admin": [
         ("pages/admin_users.py", "Users", ":material/group:", "admin"),
+        ("pages/admin_access.py", "Access", ":material/lock_person:", "admin"),
+        ("pages/admin_tokens.py", "API tokens", ":material/key:", "admin"),
+        ("pages/document_types.py", "Document types", ":material/category:", "admin"),
         ("pages/settings.py", "Settings", ":material/settings:", "admin")],
 }
 
@@ -48,17 +78,50 @@ PAGES = {
 def _bootstrap(data_dir: str) -> bool:
     """Once per process and data dir: cookie secret and first admin."""
     auth.bootstrap(Path(data_dir), admin_password=os.environ.get("RAGSCOPE_ADMIN_PASSWORD"))
+    if not upload_gate.installed():
+        logging.getLogger("ragscope.app").warning(
+            "the dashboard runs without the upload gate: Streamlit's upload endpoint accepts "
+            "files from sessions that are not signed in; start it with `streamlit run app.py` "
+            "or `python -m backend up` (docs/security.md)")
     return True
 
 
-def _authenticator() -> stauth.Authenticate:
-    paths = auth_paths()
-    return stauth.Authenticate(
-        auth.UserStore(paths).authenticator_credentials(), auth.COOKIE_NAME,
-        auth.cookie_key(paths), auth.COOKIE_EXPIRY_DAYS, auto_hash=False, login_sleep_time=0)
+class Authenticator:
+    """streamlit-authenticator for one run: `stauth.Authenticate` on the credentials of
+    the enabled users, read at `read_at`; a password sign-in in this run begins a session
+    then (backend/sessions.py). Its cookie expiry is set so that a cookie it writes for the
+    current session stands for that session. Constructing it renders its cookie component,
+    so there is exactly one per run."""
+
+    def __init__(self) -> None:
+        paths = auth_paths()
+        self.users = auth.UserStore(paths)
+        self.cookie_days = sessions.cookie_days(current_session())
+        self.read_at = time.time()
+        credentials = self.users.authenticator_credentials()
+        self.names = frozenset(credentials["usernames"])
+        self.stauth = stauth.Authenticate(
+            credentials, auth.COOKIE_NAME, auth.cookie_key(paths),
+            self.cookie_days, auto_hash=False, login_sleep_time=0)
+
+    def check_password(self, name: str, password: str | None) -> auth.User | None:
+        """The password check of one rate-limited attempt: the library's login, which
+        also sets its session keys on success. It refuses unknown and disabled users
+        without a check, so those cost one here (no timing difference)."""
+        password = password or ""
+        ok = False
+        if len(password.encode()) <= 72:  # bcrypt's limit: no password can be longer
+            try:
+                ok = bool(self.stauth.authentication_controller.login(name, password))
+            except LoginError:
+                ok = False
+        if name not in self.names:
+            auth.equalize_timing(password)
+        user = self.users.get(name) if ok else None
+        return user if user is not None and not user.disabled else None
 
 
-def _login_page(authenticator: stauth.Authenticate) -> None:
+def _login_page(authenticator: Authenticator) -> None:
     st.title("ragscope")
     with st.form("login", clear_on_submit=True):
         st.subheader("Sign in")
@@ -73,52 +136,83 @@ def _login_page(authenticator: stauth.Authenticate) -> None:
     if attempt and attempt["password"] is not None:
         _attempt(authenticator, attempt)
     if attempt and attempt["message"]:
-        st.error(attempt["message"])
+        st.error(md_escape(attempt["message"]))
 
 
-def _attempt(authenticator: stauth.Authenticate, attempt: dict) -> None:
+def _attempt(authenticator: Authenticator, attempt: dict) -> None:
     """One sign-in attempt. A rerun can interrupt a run at any Streamlit call (right after
     page load the cookie component triggers one); the attempt lives in the session until
     it has been decided, so an interrupted one is finished by the next run, and it is
     updated in place (no Streamlit call between the decision and recording it)."""
-    name = (attempt["username"] or "").strip().lower()
-    password = attempt["password"]
-    limiter = auth.LoginLimiter(auth_paths())
-    wait = limiter.locked_for(name) if name else 0
-    if wait:
-        attempt.update(password=None, message="Too many failed sign-in attempts for this user "
-                       f"name. Try again in {math.ceil(wait / 60)} minute(s).")
+    client = st.context.ip_address  # None on loopback (and not a str under AppTest)
+    client = client if isinstance(client, str) else None
+    result = login_limit.sign_in(authenticator.users, login_limit.LoginLimiter(auth_paths()),
+                                 attempt["username"], attempt["password"], client,
+                                 check=authenticator.check_password)
+    attempt.update(password=None, message=result.message)
+    if result.user is None:
+        clear_session()  # the library marks a failed attempt with its own status
         return
-    known = auth.UserStore(auth_paths()).get(name)
-    if known is None or known.disabled:
-        auth.equalize_timing(password)
+    start_session(result.user, authenticator.read_at)
+    st.session_state[K.APP_SET_COOKIE] = True
+    st.rerun()
+
+
+def _relogin(authenticator: Authenticator) -> auth.User | None:
+    """Sign in again with the library's re-login cookie while the session it stands for is
+    current. A cookie refused once is not looked at again in this browser session, and is
+    deleted."""
+    raw = st.context.cookies.get(auth.COOKIE_NAME)
+    if not raw or raw == st.session_state.get(K.APP_REFUSED_TOKEN):
+        return None
     try:
-        ok = bool(name and password
-                  and authenticator.authentication_controller.login(name, password))
-    except LoginError:
-        ok = False
-    if ok:
-        limiter.reset(name)
-        attempt.update(password=None, message=None)
-        st.session_state[K.APP_SET_COOKIE] = True
-        st.rerun()
-    if name:
-        limiter.record_failure(name)
-    attempt.update(password=None, message="Username or password is incorrect.")
-    st.session_state[K.AUTH_STATUS] = None
+        payload = authenticator.stauth.cookie_controller.get_cookie()
+    except Exception:  # not a cookie the library can read (another format, odd claims)
+        payload = None
+    if payload is False:  # signed out in this browser session: the cookie is being deleted
+        return None
+    session = sessions.from_cookie(payload)  # None: forged, expired or unreadable
+    user = sessions.validate(authenticator.users, session)
+    if user is not None:
+        try:
+            authenticator.stauth.authentication_controller.login(token=payload)
+        except LoginError:  # disabled or removed since the credentials were read
+            user = None
+    if user is None:
+        clear_session()
+        st.session_state[K.APP_REFUSED_TOKEN] = raw
+        st.session_state[K.APP_DELETE_COOKIE] = True
+        return None
+    start_session(user, session.began)
+    return user
 
 
-def _cookie_actions(authenticator: stauth.Authenticate) -> None:
-    """Cookie components are rendered in the run after sign-in/out, so that no st.rerun()
-    cuts them off before the browser has mounted them."""
-    if st.session_state.pop(K.APP_SET_COOKIE, False):
-        authenticator.cookie_controller.set_cookie()
+def _cookie_actions(authenticator: Authenticator) -> None:
+    """Write the re-login cookie after sign-in, delete it after sign-out, both with the
+    library's cookie controller. The component that writes it is rendered in every run
+    until the browser reports it done (it can take a few runs to mount, e.g. when the user
+    clicks on right after signing in)."""
+    if st.session_state.get(K.APP_SET_COOKIE):
+        if current_session() is None or authenticator.cookie_days <= 0 \
+                or st.session_state.get(K.STAUTH_COOKIE_SET) is True:
+            st.session_state[K.APP_SET_COOKIE] = False  # signed out meanwhile, or written
+        else:
+            authenticator.stauth.cookie_controller.set_cookie()
     if st.session_state.pop(K.APP_DELETE_COOKIE, False):
-        authenticator.cookie_controller.delete_cookie()
+        authenticator.stauth.cookie_controller.delete_cookie()
 
 
-def _sign_out(authenticator: stauth.Authenticate) -> None:
-    authenticator.authentication_controller.logout()
+def _sign_out(authenticator: Authenticator) -> None:
+    """Sign-out ends every session of the user (all browsers, all cookies)."""
+    user = current_user()
+    if user is not None:
+        try:
+            authenticator.users.end_sessions(user.username)
+        except auth.AuthError:  # removed meanwhile: nothing left to end
+            pass
+    authenticator.stauth.authentication_controller.logout()
+    clear_session()
+    st.session_state[K.APP_SET_COOKIE] = False
     st.session_state[K.APP_DELETE_COOKIE] = True
 
 
@@ -128,13 +222,10 @@ def main() -> None:
     K.init(st.session_state)
     _bootstrap(str(settings().data_dir.resolve()))
     get_console()  # once per process: crawl service + scheduler candidate (one leader per DB)
-    authenticator = _authenticator()
-    try:
-        authenticator.login(location="unrendered")  # re-login from a valid cookie
-    except LoginError:
-        pass  # the cookie names a user that was disabled or removed
-    _cookie_actions(authenticator)
     user = current_user()
+    authenticator = Authenticator()
+    user = user or _relogin(authenticator)
+    _cookie_actions(authenticator)
     if user is not None:
         st.session_state.pop(K.LOGIN_ATTEMPT, None)
     if user is None:
@@ -148,12 +239,18 @@ def main() -> None:
                        visibility="visible" if auth.has_role(user.role, role) else "hidden")
                for path, title, icon, role in entries if (ROOT / path).exists()]
         for name, entries in PAGES.items()}
-    nav = st.navigation({k: v for k, v in sections.items() if v})
+    # every page stays visible (the default folds the list behind "View more" beyond 10)
+    nav = st.navigation({k: v for k, v in sections.items() if v}, expanded=True)
     with st.sidebar:
-        st.caption(f"Signed in as **{md_escape(user.username)}** · {user.role}")
+        st.caption(f"Signed in as **{md_escape(user.username)}** · {md_escape(user.role)}")
         st.button("Sign out", key=K.APP_SIGN_OUT, on_click=_sign_out, args=(authenticator,),
                   icon=":material/logout:")
     nav.run()
 
 
-main()
+if __name__ == "__main__":
+    main()
+else:  # `streamlit run app.py` imports this module and serves the dashboard through this
+    from starlette.middleware import Middleware
+
+    app = st.App(__file__, middleware=[Middleware(upload_gate.UploadGate)])

@@ -2,16 +2,17 @@
 gate every page calls, cached listings, and escaping helpers. Logic stays in backend/."""
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 import backend  # noqa: F401  (offline flags before anything heavy is imported)
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from backend import auth, documents as docs
+from backend import access, auth, documents as docs, sessions, upload_gate
 from backend import ui_state as K
 from backend.config import Settings
 from backend.errors import RagscopeError
+from backend.safe_markdown import md_escape, md_text  # noqa: F401  (the pages' escaping)
 from backend.services import Ragscope
 
 LISTING_TTL_S = 30
@@ -46,18 +47,69 @@ def auth_paths() -> auth.AuthPaths:
     return auth.AuthPaths.under(settings().data_dir)
 
 
-def current_user() -> auth.User | None:
-    """The signed-in, enabled user, with the role from the users file (not from the session:
-    a role change or a disabled account takes effect on the next click)."""
-    if st.session_state.get(K.AUTH_STATUS) is not True:
+def current_session() -> sessions.Session | None:
+    """The session this browser tab claims (not yet checked against the users file)."""
+    state = st.session_state
+    began = state.get(K.AUTH_BEGAN)
+    if state.get(K.AUTH_STATUS) is not True or not state.get(K.AUTH_USERNAME) \
+            or not isinstance(began, float):
         return None
-    user = auth.UserStore(auth_paths()).get(st.session_state.get(K.AUTH_USERNAME))
-    if user is None or user.disabled:
-        for key in (K.AUTH_STATUS, K.AUTH_USERNAME, K.AUTH_ROLES, K.AUTH_NAME):
-            st.session_state[key] = None
+    return sessions.Session(state[K.AUTH_USERNAME], began)
+
+
+def start_session(user: auth.User, began: float) -> None:
+    """Sign this browser tab in as `user`, for a session that began at `began` (see
+    backend/sessions.py; streamlit-authenticator has set its own keys already)."""
+    st.session_state.update({K.AUTH_STATUS: True, K.AUTH_USERNAME: user.username,
+                             K.AUTH_BEGAN: float(began), K.AUTH_NAME: user.name,
+                             K.AUTH_ROLES: [user.role]})
+
+
+def clear_session() -> None:
+    for key in (K.AUTH_STATUS, K.AUTH_USERNAME, K.AUTH_BEGAN, K.AUTH_ROLES, K.AUTH_NAME,
+                K.AUTH_EMAIL):
+        st.session_state[key] = None
+
+
+def current_user() -> auth.User | None:
+    """The signed-in user while the session is current: the user exists, is enabled and
+    has not ended the session (sign-out, password reset, disabling and a role change end
+    every session that began before). Read from the users file on every run, so the role
+    too is the one the file gives now."""
+    session = current_session()
+    user = sessions.validate(auth.UserStore(auth_paths()), session)
+    _tell_upload_gate(session if user is not None else None)
+    if user is None:
+        if st.session_state.get(K.AUTH_STATUS) is not None:
+            clear_session()
         return None
     st.session_state[K.AUTH_ROLES] = [user.role]
     return user
+
+
+def _tell_upload_gate(session: sessions.Session | None) -> None:
+    """The upload gate (app.py's `st.App`) lets uploads through only for sessions admitted
+    here."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    if session is None:
+        upload_gate.revoke(ctx.session_id)
+    else:
+        upload_gate.admit(ctx.session_id, session)
+
+
+def current_actor() -> access.Actor | None:
+    """The caller of an action, resolved now (call it inside button callbacks, which run
+    before the page's own checks)."""
+    user = current_user()
+    return None if user is None else access.Actor(user.username, user.role)
+
+
+def current_scope() -> access.Scope:
+    """What the signed-in user may read and write, computed now from the store (every run:
+    a changed group takes effect on the next rerun). Nothing for no user."""
+    return access.scope_of(get_rs(), current_actor())
 
 
 def require_page(role: str, what: str = "this page") -> auth.User:
@@ -73,8 +125,8 @@ def require_page(role: str, what: str = "this page") -> auth.User:
         st.error("Please sign in first.")
         st.stop()
     if not auth.has_role(user.role, role):
-        st.error(f"Access denied: {what} needs the **{role}** role; you are signed in as "
-                 f"**{md_escape(user.username)}** ({user.role}).")
+        st.error(f"Access denied: {md_escape(what)} needs the **{md_escape(role)}** role; you "
+                 f"are signed in as **{md_escape(user.username)}** ({md_escape(user.role)}).")
         st.stop()
     return user
 
@@ -86,20 +138,24 @@ def allowed(user: auth.User, action: str) -> bool:
 # ---- cached reads (widget values are arguments) ------------------------------------------
 
 
+# The scope is an argument of every cached read: users with different access never share
+# a cache entry.
+
+
 @st.cache_data(ttl=LISTING_TTL_S, show_spinner=False)
-def cached_documents(key: str, f: docs.ExplorerFilter, page: int,
+def cached_documents(key: str, scope: access.Scope, f: docs.ExplorerFilter, page: int,
                      page_size: int) -> docs.DocumentPage:
-    return docs.list_documents(get_rs(), f, page, page_size)
+    return docs.list_documents(get_rs(), f, page, page_size, scope=scope)
 
 
 @st.cache_data(ttl=LISTING_TTL_S, show_spinner=False)
-def cached_filter_options(key: str) -> docs.FilterOptions:
-    return docs.filter_options(get_rs())
+def cached_filter_options(key: str, scope: access.Scope) -> docs.FilterOptions:
+    return docs.filter_options(get_rs(), scope=scope)
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def cached_status(key: str) -> docs.SystemStatus:
-    return docs.system_status(get_rs())
+def cached_status(key: str, scope: access.Scope) -> docs.SystemStatus:
+    return docs.system_status(get_rs(), scope=scope)
 
 
 def clear_listings() -> None:
@@ -110,15 +166,6 @@ def clear_listings() -> None:
 
 
 # ---- rendering helpers --------------------------------------------------------------------
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-
-
-def md_escape(text: Any) -> str:
-    """Document-derived text inside Markdown (labels, captions): every Markdown character is
-    escaped, so nothing in a title can turn into a link, an image or HTML."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
-
 
 def plain_label(text: Any, limit: int = 80) -> str:
     """For plotly labels (which understand a few HTML tags): no angle brackets at all."""
@@ -143,7 +190,7 @@ def pick_document(key: str, label: str = "Document") -> int | None:
     if qp and qp.isdigit():
         st.session_state[K.EXPLORER_DOC_ID] = int(qp)
     current = st.session_state.get(K.EXPLORER_DOC_ID)
-    recent = cached_documents(data_key(rs), docs.ExplorerFilter(), 1, 100).rows
+    recent = cached_documents(data_key(rs), current_scope(), docs.ExplorerFilter(), 1, 100).rows
     titles = {r.id: r.title or r.filename for r in recent}
     options = [r.id for r in recent]
     if current is not None and current not in options:
@@ -160,6 +207,6 @@ def pick_document(key: str, label: str = "Document") -> int | None:
         st.session_state[K.EXPLORER_DOC_ID] = st.session_state[key]
         st.query_params["doc"] = str(st.session_state[key])
 
-    st.selectbox(label, options, key=key, on_change=changed,
+    st.selectbox(md_escape(label), options, key=key, on_change=changed,
                  format_func=lambda i: f"{i} · {titles.get(i, '')}"[:120])
     return current

@@ -1,12 +1,16 @@
-"""Users (admin): add and disable users, set roles, reset passwords."""
+"""Users (admin): add and disable users, set roles, reset passwords, lift sign-in locks.
+Disabling, a new role and a new password end the user's sessions (backend/sessions.py)."""
+import math
+
 import streamlit as st
 
-from backend import auth
+from backend import auth, login_limit
 from backend import ui_state as K
 from pages._common import auth_paths, md_escape, require_page, show_errors
 
 user = require_page("admin", "user management")
 store = auth.UserStore(auth_paths())
+limiter = login_limit.LoginLimiter(auth_paths())
 st.title("Users")
 
 flash = st.session_state.get(K.ADMIN_USERS_FLASH)
@@ -32,9 +36,19 @@ def _act(fn) -> object:
 
 
 users = store.users()
+locks = limiter.locked_users()
+
+
+def _status(u: auth.User) -> str:
+    if u.disabled:
+        return "disabled"
+    if u.username in locks:
+        return f"locked ({math.ceil(locks[u.username] / 60)} min)"
+    return "active"
+
+
 st.dataframe([{"user": u.username, "name": u.name, "email": u.email, "role": u.role,
-               "status": "disabled" if u.disabled else "active"} for u in users],
-             hide_index=True)
+               "status": _status(u)} for u in users], hide_index=True)
 
 left, right = st.columns(2)
 with left, st.form(K.ADMIN_USERS_ADD_FORM, clear_on_submit=True):
@@ -75,5 +89,13 @@ with right:
     if st.button("Reset password", key=K.ADMIN_USERS_RESET):
         pw = _act(lambda: store.reset_password(target.username, reset_pw or None))
         if pw:
-            auth.LoginLimiter(auth_paths()).reset(target.username)
+            limiter.unlock(target.username)
             _done(f"New password set for {target.username}.", None if reset_pw else pw)
+    if target.username in locks:
+        st.caption(f"Sign-in is locked for {math.ceil(locks[target.username] / 60):d} more "
+                   "minute(s) after failed attempts.")
+    if st.button("Unlock sign-in", key=K.ADMIN_USERS_UNLOCK,
+                 disabled=target.username not in locks,
+                 help="Lift the lock that failed sign-in attempts put on this user name."):
+        if _act(lambda: limiter.unlock(target.username)):
+            _done(f"Sign-in for {target.username} is unlocked.")

@@ -2,10 +2,11 @@
 inline rename, delete, per-session settings; answers stream in with checked citations, their
 sources (with links to the document and to the retrieval trace), tokens, cost and latency.
 All logic is in backend/chat.py."""
-import re
+import time
 
 import streamlit as st
 
+from backend.analysis.views import section_link
 from backend.chat import (
     CONTEXT_LIMITS,
     Answered,
@@ -21,7 +22,15 @@ from backend.errors import NotFound, RagscopeError
 from backend.format_check import PROFILES
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
-from pages._common import cached_filter_options, data_key, get_rs, md_escape, require_page
+from backend.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
+from pages._common import (
+    cached_filter_options,
+    current_scope,
+    data_key,
+    get_rs,
+    md_escape,
+    require_page,
+)
 
 # Session-state and widget keys of this page (prefix "chat."; per-session ones get the UUID).
 CHAT_INPUT = "chat.input"
@@ -36,12 +45,13 @@ CHAT_TITLE = "chat.title."  # + uuid
 CHAT_OPEN = "chat.open."  # + uuid
 CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widgets)
 PROFILE_LABELS = {"markdown": "Markdown", "plain": "Plain text (checked and cleaned)"}
-_LINK = re.compile(r"!?\[([^\]]*)\]\(([^)]*)\)")
+STREAM_RENDER_S = 0.15  # a streamed answer is re-rendered (and re-sanitised) at most this often
 
 user = require_page("viewer")
 rs = get_rs()
 svc = ChatService(rs)
 owner = None if user.role == "admin" else user.username  # admins may open any session
+scope = current_scope()  # what this user may read: retrieval and shown sources (chat.py)
 
 
 def _open(uuid: str) -> None:
@@ -68,12 +78,13 @@ def _delete(uuid: str) -> None:
 
 def _text_md(text: str) -> str:
     """User text shown as Markdown: every Markdown character escaped, line breaks kept."""
-    return "  \n".join(md_escape(line) for line in text.splitlines())
+    return md_text(text)
 
 
-def _answer_md(text: str) -> str:
-    """Model/document text: no clickable links or remote images (shown as plain text)."""
-    return _LINK.sub(lambda m: md_escape(f"{m.group(1)} ({m.group(2)})"), text)
+def _answer_md(text: str, rich: bool) -> str:
+    """Model/document text: no clickable links, remote images, autolinks or HTML (shown as
+    text); a model's Markdown formatting is kept when `rich` (backend/safe_markdown.py)."""
+    return answer_markdown(text, rich=rich)
 
 
 def _cost(label: str, usd: float | None) -> str:
@@ -87,18 +98,28 @@ def _session_totals(s: SessionInfo) -> str:
 
 
 def _source_line(src: dict, trace_id: str | None) -> str:
-    parts = [f"**[{src['n']}] {md_escape(src['title'])}**"]
+    if src.get("deleted"):  # text, title and links went with the document
+        return (f"**[{src['n']:d}]** :gray[deleted document] · score {src['score']:.3f}"
+                + (" · " + md_link("retrieval trace", f"query_debug?trace={trace_id}")
+                   if trace_id else ""))
+    if src.get("hidden"):  # a document outside the reader's access now: nothing of it
+        return f"**[{src['n']:d}]** :gray[{md_escape(src['title'])}]"
+    parts = [f"**[{src['n']:d}] {md_escape(src['title'])}**"]
     if src.get("breadcrumb"):
         parts.append(md_escape(src["breadcrumb"]))
     if src.get("page") is not None:
-        parts.append(f"p. {src['page']}")
+        parts.append(f"p. {md_escape(src['page'])}")
     parts.append(f"score {src['score']:.3f}")
-    links = [f"[original](document?doc={int(src['document_id'])})"]
+    links = [md_link("original", f"document?doc={int(src['document_id'])}")]
+    if src.get("section_id") and src.get("version_id"):  # analysis answers cite sections
+        links.append(md_link("section", section_link(int(src["document_id"]),
+                                                     int(src["version_id"]),
+                                                     int(src["section_id"]))))
     uri = src.get("source_uri") or ""
     if uri.startswith(("http://", "https://")):
-        links.append(f"[web page](<{uri.replace('>', '%3E')}>)")
+        links.append(md_link("web page", uri))
     if trace_id:
-        links.append(f"[retrieval trace](query_debug?trace={trace_id})")
+        links.append(md_link("retrieval trace", f"query_debug?trace={trace_id}"))
     return " · ".join(parts) + " · " + " · ".join(links)
 
 
@@ -107,19 +128,27 @@ def _render_answer(m: MessageInfo) -> None:
         st.warning(md_escape(m.notice), icon=":material/info:")
     if m.fallback:
         st.caption(":orange-badge[extractive fallback]")
-    st.markdown(_answer_md(m.content))
+    rich = renders_markdown(m.provider, (m.format_check or {}).get("profile"))
+    st.markdown(_answer_md(m.content, rich))
     c = m.citations or {}
     if c.get("invalid"):
-        st.error("The answer cites " + ", ".join(f"[{n}]" for n in c["invalid"])
+        st.error("The answer cites " + ", ".join(f"[{n:d}]" for n in c["invalid"])
                  + ", which is not among the sources.")
     bare = c.get("uncited_sentences") or []
     if bare:
         with st.expander(f"{len(bare)} sentence(s) without a citation", icon=":material/flag:"):
             for s in bare:
                 st.markdown(f"- :orange[no citation] {md_escape(s)}")
+    unsupported = c.get("unsupported_sentences") or []
+    if unsupported:
+        with st.expander(f"{len(unsupported)} sentence(s) not supported by the cited source",
+                         icon=":material/report:"):
+            for s in unsupported:
+                st.markdown(f"- :red[unsupported] {md_escape(s)}")
     fmt = m.format_check or {}
     if fmt and not fmt.get("passed", True):
-        st.caption(f"Format check ({fmt.get('profile')}): {fmt.get('rating')}/10 · "
+        st.caption(f"Format check ({md_escape(fmt.get('profile'))}): "
+                   f"{md_escape(fmt.get('rating'))}/10 · "
                    + md_escape("; ".join(fmt.get("issues", []))))
     tokens = f"{m.tokens_input or 0:,} in / {m.tokens_output or 0:,} out tokens"
     if m.tokens_counted_locally:
@@ -135,15 +164,15 @@ def _render_answer(m: MessageInfo) -> None:
         with st.expander(f"Sources: {len(cited)} cited, {len(uncited)} not cited"):
             for heading, group in (("Cited", cited), ("Not cited", uncited)):
                 if group:
-                    st.markdown(f"**{heading}**")
+                    st.markdown(f"**{md_escape(heading)}**")
                     for src in group:
                         st.markdown(_source_line(src, m.trace_id))
 
 
 def _settings_form(sess: SessionInfo) -> None:
     cfg, k = sess.settings, CHAT_SETTINGS + sess.uuid
-    collections = sorted(set(cached_filter_options(data_key(rs)).collections)
-                         | set(cfg.collections))
+    collections = sorted(set(cached_filter_options(data_key(rs), scope).collections)
+                         | {c for c in cfg.collections if scope.can_read(c)})
     with st.expander("Session settings", icon=":material/tune:"), st.form(k):
         c1, c2 = st.columns(2)
         provider = c1.selectbox("Provider", PROVIDERS, index=PROVIDERS.index(cfg.provider),
@@ -151,7 +180,8 @@ def _settings_form(sess: SessionInfo) -> None:
         model = c2.text_input("Model", value=cfg.model, key=f"{k}.model",
                               placeholder=default_model(rs.settings, cfg.provider) or "model",
                               help="Empty: the provider's default model from the settings.")
-        chosen = st.multiselect("Collections", collections, default=cfg.collections,
+        chosen = st.multiselect("Collections", collections,
+                                default=[c for c in cfg.collections if c in collections],
                                 key=f"{k}.collections", help="None chosen: all collections.")
         c3, c4, c5 = st.columns(3)
         limit = c3.select_slider("Sources (context limit)", CONTEXT_LIMITS,
@@ -191,16 +221,20 @@ def _ask(sess: SessionInfo, question: str) -> None:
         st.markdown(_text_md(question))
     with st.chat_message("assistant"):
         status, body, text = st.empty(), st.empty(), ""
+        rich = renders_markdown(sess.settings.provider, sess.settings.answer_profile)
+        shown_at = 0.0
         try:
-            for ev in svc.ask_stream(sess.uuid, question, user=owner):
+            for ev in svc.ask_stream(sess.uuid, question, scope=scope, user=owner):
                 if isinstance(ev, Retrieved):
                     status.caption(f"{len(ev.sources)} source(s) found in "
                                    f"{ev.retrieval_ms:.0f} ms")
                 elif isinstance(ev, Delta):
                     text += ev.text
-                    body.markdown(_answer_md(text) + "▌")
+                    if time.monotonic() - shown_at >= STREAM_RENDER_S:
+                        body.markdown(_answer_md(text, rich) + "▌")
+                        shown_at = time.monotonic()
                 elif isinstance(ev, Fallback):
-                    text = ""
+                    text, rich = "", False  # the extractive answer follows
                     body.warning(md_escape(ev.notice))
                 elif isinstance(ev, Answered):
                     st.rerun()  # show it from the store, with sources and figures
@@ -253,13 +287,13 @@ else:
               args=(sess.uuid,))
     d2.button("Cancel", key=CHAT_DELETE_CANCEL,
               on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: False}))
-st.caption(f"{LABELS[sess.settings.provider]} · "
+st.caption(f"{md_escape(LABELS[sess.settings.provider])} · "
            f"{md_escape(sess.settings.model or default_model(rs.settings, sess.settings.provider))}"
-           f" · {sess.settings.context_limit} sources · "
+           f" · {sess.settings.context_limit:d} sources · "
            f"{md_escape(', '.join(sess.settings.collections) or 'all collections')}")
 _settings_form(sess)
 
-for m in svc.messages(sess.uuid, user=owner):
+for m in svc.messages(sess.uuid, scope=scope, user=owner):
     with st.chat_message(m.role):
         if m.role == "user":
             st.markdown(_text_md(m.content))

@@ -25,7 +25,8 @@ only = None if user.role == "admin" else user.username
 st.title("Costs & tokens")
 try:
     table = pricing_table(rs.settings.pricing_file)
-    st.caption(f"Prices in {table.currency} per million tokens, taken {table.prices_taken}. "
+    st.caption(f"Prices in {md_escape(table.currency)} per million tokens, taken "
+               f"{md_escape(table.prices_taken)}. "
                "Local models count as cost 0."
                + ("" if only is None else " You see the answers of your own sessions."))
 except RagscopeError as e:  # a broken pricing file: say so, show the rest
@@ -52,9 +53,9 @@ m[0].metric("Answers", f"{t['answers']:,}")
 m[1].metric("Input tokens", f"{t['tokens_input']:,}")
 m[2].metric("Output tokens", f"{t['tokens_output']:,}")
 m[3].metric("Cost", f"${t['cost_usd']:.4f}")
-m[4].metric("Fallback answers", t["fallbacks"])
+m[4].metric("Fallback answers", int(t["fallbacks"]))
 if t["unknown_prices"]:
-    st.warning(f"{t['unknown_prices']} answer(s) used a model without a price in the pricing "
+    st.warning(f"{int(t['unknown_prices'])} answer(s) used a model without a price in the pricing "
                "table; their cost is not included.")
 
 agg = costs.by_dimension(df, group)

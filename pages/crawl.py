@@ -2,13 +2,17 @@
 the validation rules of seed 003), run now, live progress with cancel and resume, the history
 of runs, what the last re-crawl changed, and the skipped/refused URLs with their reasons.
 Everything goes through backend/crawl_ui.py (CrawlService); URL and page text is shown
-escaped or in dataframes, never as HTML."""
+escaped or in dataframes, never as HTML.
+
+Button callbacks run before this script (and so before `require_page`): each one resolves
+the caller from the users file first (`_actor`), and crawl_ui checks the role again."""
 import streamlit as st
 
 from backend import crawl_ui
 from backend import ui_state as K
 from backend.errors import InvalidCrawlSource, RagscopeError
-from pages._common import md_escape, require_page
+from backend.access import Actor
+from pages._common import current_actor, current_scope, md_escape, require_page
 from pages._crawl_common import get_console
 
 REFRESH_S = 2.0
@@ -22,17 +26,32 @@ if flash:
     level, msg = flash
     getattr(st, level, st.info)(md_escape(msg))
     st.session_state[K.CRAWL_FLASH] = None
-st.caption(crawl_ui.scheduler_status(console))
+st.caption(md_escape(crawl_ui.scheduler_status(console)))
 
 
 def _flash(level: str, msg: str) -> None:
     st.session_state[K.CRAWL_FLASH] = (level, msg)
 
 
+def _actor() -> Actor | None:
+    """The caller, resolved now: an ended session gives None (this run's `require_page`
+    then shows the sign-in error), a role without the right gives a flash error."""
+    actor = current_actor()
+    if actor is not None and not actor.can("crawl"):
+        _flash("error", f"Access denied: managing crawl sources needs the editor role; you "
+                        f"are signed in as {actor.username} ({actor.role}).")
+        return None
+    return actor
+
+
 def _try(fn, ok: str | None = None):
-    """Run a service call from a callback; a RagscopeError becomes the flash message."""
+    """Run a service call from a callback as the current actor; a RagscopeError becomes
+    the flash message."""
+    actor = _actor()
+    if actor is None:
+        return None
     try:
-        out = fn()
+        out = fn(actor)
     except RagscopeError as e:
         _flash("error", str(e))
         return None
@@ -45,10 +64,13 @@ def _try(fn, ok: str | None = None):
 
 
 def _save(source_id: int | None, target: str, nonce: int) -> None:
+    actor = _actor()
+    if actor is None:
+        return
     values = {f: st.session_state.get(K.crawl_field(target, nonce, f))
               for f in crawl_ui.FORM_FIELDS}
     try:
-        src = crawl_ui.save_source(console, source_id, values)
+        src = crawl_ui.save_source(console, actor, source_id, values)
     except InvalidCrawlSource as e:
         st.session_state[K.CRAWL_ERRORS] = {"target": target, "errors": crawl_ui.form_errors(e)}
         return
@@ -63,16 +85,16 @@ def _save(source_id: int | None, target: str, nonce: int) -> None:
 
 
 def _run_now(source_id: int) -> None:
-    _try(lambda: crawl_ui.run_now(console, source_id), "Started crawl run {out}.")
+    _try(lambda a: crawl_ui.run_now(console, a, source_id), "Started crawl run {out}.")
 
 
 def _cancel(run_id: int) -> None:
-    _try(lambda: crawl_ui.cancel_run(console, run_id),
+    _try(lambda a: crawl_ui.cancel_run(console, a, run_id),
          f"Cancelling run {run_id}: requests in flight finish, fetched pages stay.")
 
 
 def _resume(run_id: int) -> None:
-    _try(lambda: crawl_ui.resume_run(console, run_id), "Resumed run {out}.")
+    _try(lambda a: crawl_ui.resume_run(console, a, run_id), "Resumed run {out}.")
 
 
 def _ask_delete(source_id: int) -> None:
@@ -81,7 +103,7 @@ def _ask_delete(source_id: int) -> None:
 
 def _delete(source_id: int) -> None:
     st.session_state[K.CRAWL_CONFIRM_DELETE] = None
-    if _try(lambda: crawl_ui.delete_source(console, source_id),
+    if _try(lambda a: crawl_ui.delete_source(console, a, source_id),
             "Deleted source {out}; its documents stay.") is not None:
         st.session_state[K.CRAWL_PICK] = None
 
@@ -92,13 +114,15 @@ def _cancel_delete() -> None:
 
 # ---- live progress -----------------------------------------------------------------------
 
-active = tuple(p.run_id for p in crawl_ui.active_runs(console))
+scope = current_scope()  # sources and runs of readable collections only
+active = tuple(p.run_id for p in crawl_ui.active_runs(console, scope))
 
 
 @st.fragment(run_every=REFRESH_S if active else None)
 def live_runs(shown: tuple[int, ...]) -> None:
-    runs = crawl_ui.active_runs(console)
-    if tuple(p.run_id for p in runs) != shown:
+    runs = crawl_ui.active_runs(console, current_scope())
+    actor = current_actor()  # a fragment rerun skips require_page: check here too
+    if actor is None or not actor.can("crawl") or tuple(p.run_id for p in runs) != shown:
         st.rerun()  # a run started or finished: refresh history and tables too
     head, button = st.columns([5, 1])
     head.subheader("Running now", anchor=False)
@@ -109,13 +133,14 @@ def live_runs(shown: tuple[int, ...]) -> None:
     for p in runs:
         r = crawl_ui.live(console, p)
         with st.container(border=True):
-            st.progress(r.fraction, text=f"{md_escape(r.source)} · run {r.run_id} · {r.status}"
-                                         f" · {r.pages_done} of {r.pages_total} pages")
+            st.progress(r.fraction, text=f"{md_escape(r.source)} · run {r.run_id:d} · "
+                                         f"{md_escape(r.status)} · {r.pages_done:d} of "
+                                         f"{r.pages_total:d} pages")
             st.text(f"Current URL: {r.current_url or '–'}")
             m = st.columns([1, 1, 1, 1])
-            m[0].metric("Documents created", r.created)
-            m[1].metric("Linked (duplicates)", r.linked)
-            m[2].metric("Errors", r.errors)
+            m[0].metric("Documents created", int(r.created))
+            m[1].metric("Linked (duplicates)", int(r.linked))
+            m[2].metric("Errors", int(r.errors))
             m[3].button("Cancel", key=f"{K.CRAWL_CANCEL}.{r.run_id}", icon=":material/stop:",
                         on_click=_cancel, args=(r.run_id,), disabled=r.status != "running")
 
@@ -125,7 +150,7 @@ live_runs(active)
 # ---- sources -----------------------------------------------------------------------------
 
 st.subheader("Sources", anchor=False)
-rows = crawl_ui.source_rows(console)
+rows = crawl_ui.source_rows(console, scope)
 if rows:
     st.dataframe(rows, hide_index=True)
 else:
@@ -137,7 +162,7 @@ sid = st.selectbox("Source", [None, *names], key=K.CRAWL_PICK,
                    format_func=lambda i: "New source…" if i is None else names[i])
 src = None
 if sid is not None:
-    src = next((s for s in crawl_ui.list_sources(console) if s.id == sid), None)
+    src = next((s for s in crawl_ui.list_sources(console, scope) if s.id == sid), None)
 target = "new" if src is None else str(src.id)
 nonce = st.session_state[K.CRAWL_NONCE]
 init = crawl_ui.form_values(src)
@@ -186,11 +211,11 @@ with st.form(f"{K.CRAWL_FORM}.{target}"):
     c = st.columns(4)
     with c[0]:
         st.number_input("Max pages", value=init["max_pages"], step=1, key=key("max_pages"),
-                        help=f"1–{crawl_ui.MAX_PAGES}")
+                        help=f"1–{crawl_ui.MAX_PAGES:d}")
         error_under("max_pages")
     with c[1]:
         st.number_input("Max depth", value=init["max_depth"], step=1, key=key("max_depth"),
-                        help=f"1–{crawl_ui.MAX_DEPTH}; the start page is depth 0")
+                        help=f"1–{crawl_ui.MAX_DEPTH:d}; the start page is depth 0")
         error_under("max_depth")
     with c[2]:
         st.number_input("Delay (s)", value=init["delay_s"], step=0.5, format="%.1f",
@@ -231,10 +256,10 @@ a = st.columns([1, 1, 1, 3])
 a[0].button("Run now", type="primary", key=K.CRAWL_RUN_NOW, icon=":material/play_arrow:",
             on_click=_run_now, args=(src.id,), disabled=busy)
 if resume is not None:
-    a[1].button(f"Resume run {resume.run_id}", key=f"{K.CRAWL_RESUME}.{resume.run_id}",
+    a[1].button(f"Resume run {resume.run_id:d}", key=f"{K.CRAWL_RESUME}.{resume.run_id}",
                 icon=":material/replay:", on_click=_resume, args=(resume.run_id,),
-                disabled=busy, help=f"The run is {resume.status}; it continues from its "
-                                    "saved frontier.")
+                disabled=busy, help=f"The run is {md_escape(resume.status)}; it continues "
+                                    "from its saved frontier.")
 if st.session_state.get(K.CRAWL_CONFIRM_DELETE) != src.id:
     a[2].button("Delete source…", key=K.CRAWL_DELETE, icon=":material/delete:",
                 on_click=_ask_delete, args=(src.id,))
@@ -264,7 +289,7 @@ with change_tab:
     cols = st.columns(3)
     for col, (kind, label) in zip(cols, (("new", "New pages"), ("changed", "Changed pages"),
                                          ("removed", "Removed pages"))):
-        col.metric(label, len(changes[kind]))
+        col.metric(md_escape(label), len(changes[kind]))
         if changes[kind]:
             col.dataframe({"url": changes[kind]}, hide_index=True)
 with event_tab:

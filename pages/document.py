@@ -1,13 +1,17 @@
-"""Document detail: metadata, versions (activate another), full text with section
-navigation, chunks with offsets and pages, download of the original, delete."""
+"""Document detail: metadata, versions (activate another), classification (type, traits,
+profile; editors set the title and the profile), full text with section navigation, chunks
+with offsets and pages, download of the original, delete."""
 import streamlit as st
 
+from backend import classification as classes
 from backend import documents as docs
 from backend import ui_state as K
 from backend.errors import NotFound
 from pages._common import (
     allowed,
     clear_listings,
+    current_actor,
+    current_scope,
     get_rs,
     md_escape,
     pick_document,
@@ -17,28 +21,29 @@ from pages._common import (
 
 user = require_page("viewer")
 rs = get_rs()
+scope = current_scope()
 
 st.title("Document")
 flash = st.session_state.get(K.DOCUMENT_FLASH)
 if flash:
-    st.success(flash)
+    st.success(md_escape(flash))
     st.session_state[K.DOCUMENT_FLASH] = None
 
 doc_id = pick_document(K.DOCUMENT_PICK)
 if doc_id is None:
     st.stop()
 try:
-    d = docs.document_detail(rs, doc_id)
+    d = docs.document_detail(rs, doc_id, scope=scope)
 except NotFound as e:
-    st.error(str(e))
+    st.error(md_escape(e))
     st.session_state[K.EXPLORER_DOC_ID] = None
     st.stop()
 
 st.subheader(md_escape(d.title or d.filename), anchor=False)
 m = st.columns(4)
-m[0].metric("Status", d.status)
-m[1].metric("Type", d.doc_type)
-m[2].metric("Format", d.file_type or "-")
+m[0].metric("Status", md_escape(d.status))
+m[1].metric("Type", md_escape(d.doc_type))
+m[2].metric("Format", md_escape(d.file_type or "-"))
 m[3].metric("Versions", len(d.versions))
 with st.expander("Metadata"):
     st.json({"id": d.id, "file name": d.filename, "source kind": d.source_kind,
@@ -55,17 +60,23 @@ if not d.versions:
     st.info("This document has no versions.")
     st.stop()
 by_id = {v.id: v for v in d.versions}
+_linked = (st.query_params.get("version"), st.query_params.get("section"))  # from Analysis links
+if _linked != st.session_state.get(K.DOCUMENT_LINKED) and _linked[0] and _linked[0].isdigit() \
+        and int(_linked[0]) in by_id:
+    st.session_state[K.DOCUMENT_VERSION_PICK] = int(_linked[0])
 if st.session_state.get(K.DOCUMENT_VERSION_PICK) not in by_id:
     st.session_state[K.DOCUMENT_VERSION_PICK] = d.active_version_id or d.versions[0].id
 shown = st.selectbox("Show version", list(by_id), key=K.DOCUMENT_VERSION_PICK,
                      format_func=lambda i: f"version {by_id[i].number} ({by_id[i].status}"
                                            + (", active)" if by_id[i].is_active else ")"))
 version = by_id[shown]
+st.page_link("pages/analysis.py", label="Analysis: decisions, actions, deadlines, summary",
+             icon=":material/insights:", query_params={"doc": str(d.id)})
 
 actions = st.columns([1, 1, 3])
 with actions[0]:
     if version.has_original:
-        original = show_errors(lambda: docs.original_file(rs, version.id))
+        original = show_errors(lambda: docs.original_file(rs, version.id, scope=scope))
         if original:
             st.download_button("Download original", original.data, file_name=original.filename,
                                mime=original.mime, icon=":material/download:",
@@ -75,35 +86,85 @@ with actions[1]:
     if allowed(user, "activate_version") and can_activate:
         if st.button("Activate this version", key=K.DOCUMENT_ACTIVATE,
                      icon=":material/published_with_changes:"):
-            if show_errors(lambda: docs.activate_version(rs, version.id, user.role) or True):
+            if show_errors(lambda: docs.activate_version(rs, version.id, current_actor()) or True):
                 clear_listings()
                 st.session_state[K.DOCUMENT_FLASH] = f"Version {version.number} is now active."
                 st.rerun()
 if version.error:
-    st.error(f"Version {version.number} failed: {version.error}")
+    st.error(f"Version {version.number:d} failed: {md_escape(version.error)}")
+
+# ---- classification, title, profile --------------------------------------------------------
+st.subheader("Classification", anchor=False)
+cv = show_errors(lambda: classes.view(rs, version.id))
+if cv is not None:
+    c = st.columns(4)
+    c[0].metric("Primary type", md_escape(cv.type_label))
+    c[1].metric("Processing profile", md_escape(cv.profile_label))
+    c[2].metric("Confidence", "-" if cv.confidence is None else f"{cv.confidence:.0%}")
+    c[3].metric("Method", md_escape(cv.method))
+    st.caption(f"Reasoning: {md_escape(cv.reasoning or '-')}")
+    st.dataframe([{"secondary types": ", ".join(cv.secondary_types),
+                   "traits": ", ".join(cv.traits), "profile set by": cv.profile_source,
+                   "title from": cv.title_source, "model": cv.model or ""}], hide_index=True)
+    with st.expander("Signals, profile parameters, OCR"):
+        st.json({"signals": cv.signals, "profile": cv.profile, "parameters": cv.profile_params,
+                 "chunking": cv.chunking, "ocr confidence per page": cv.ocr_pages})
+    for w in cv.warnings:
+        st.warning(md_escape(w))
+if allowed(user, "edit_document"):
+    left, right = st.columns(2)
+    with left, st.form(K.DOCUMENT_TITLE_FORM):
+        new_title = st.text_input("Title", value=d.title, key=K.DOCUMENT_TITLE, max_chars=500)
+        save, reset = st.columns(2)
+        if save.form_submit_button("Save title"):
+            if show_errors(lambda: classes.set_title(rs, d.id, new_title, current_actor()) or True):
+                clear_listings()
+                st.session_state[K.DOCUMENT_FLASH] = "Title saved; later ingests keep it."
+                st.rerun()
+        if reset.form_submit_button("Choose automatically"):
+            if show_errors(lambda: classes.reset_title(rs, d.id, current_actor()) or True):
+                clear_listings()
+                st.session_state[K.DOCUMENT_FLASH] = "The title is chosen automatically again."
+                st.rerun()
+    with right:
+        names = ["(type default)"] + classes.profile_names()
+        pick = st.selectbox("Processing profile of this document", names,
+                            key=K.DOCUMENT_PROFILE)
+        if st.button("Apply and re-chunk", key=K.DOCUMENT_PROFILE_APPLY):
+            chosen = None if pick == names[0] else pick
+            done = show_errors(lambda: classes.set_profile(rs, d.id, chosen, current_actor()))
+            if done is not None:
+                clear_listings()
+                st.session_state[K.DOCUMENT_FLASH] = done
+                st.rerun()
 
 # ---- text with section navigation ---------------------------------------------------------
-tree = docs.section_tree(rs, version.id)
+tree = docs.section_tree(rs, version.id, scope=scope)
 text_tab, chunk_tab = st.tabs(["Text", "Chunks"])
 with text_tab:
     nodes = list(tree.walk()) if tree else []
     if nodes:
         labels = {n.id: "(whole document)" if n is tree
                   else ("· " * max(0, n.level - 1) + n.label)[:160] for n in nodes}
+        if _linked != st.session_state.get(K.DOCUMENT_LINKED) and _linked[1] \
+                and _linked[1].isdigit() and int(_linked[1]) in labels:
+            st.session_state[K.DOCUMENT_SECTION] = int(_linked[1])
+        st.session_state[K.DOCUMENT_LINKED] = _linked
         if st.session_state.get(K.DOCUMENT_SECTION) not in labels:
             st.session_state[K.DOCUMENT_SECTION] = nodes[0].id
         sec_id = st.selectbox("Section", list(labels), key=K.DOCUMENT_SECTION,
                               format_func=lambda i: labels[i])
         node = next(n for n in nodes if n.id == sec_id)
-        st.caption(f"{node.kind} · characters {node.start}–{node.end}"
-                   + (f" · pages {node.page_start}–{node.page_end}" if node.page_start else ""))
-        body = docs.version_text(rs, version.id, node.start, node.end)
+        st.caption(f"{md_escape(node.kind)} · characters {node.start:d}–{node.end:d}"
+                   + (f" · pages {md_escape(node.page_start)}–{md_escape(node.page_end)}"
+                      if node.page_start else ""))
+        body = docs.version_text(rs, version.id, node.start, node.end, scope=scope)
     else:
-        body = docs.version_text(rs, version.id)
+        body = docs.version_text(rs, version.id, scope=scope)
     # Document text is data: st.code shows it verbatim, never as Markdown or HTML.
     st.code(body or "(no text)", language=None, wrap_lines=True, height=420)
 with chunk_tab:
-    chunks = docs.chunks_of(rs, version.id)
+    chunks = docs.chunks_of(rs, version.id, scope=scope)
     st.caption(f"{len(chunks)} chunks")
     st.dataframe([{"#": c.ordinal, "start": c.start, "end": c.end, "page": c.page,
                    "page end": c.page_end, "section": c.section, "chars": c.end - c.start,
@@ -118,11 +179,17 @@ if allowed(user, "delete"):
             st.rerun()
     else:
         st.warning(f"Delete **{md_escape(d.title or d.filename)}** with all {len(d.versions)} "
-                   "versions, its chunks and stored originals? This cannot be undone.")
+                   "versions, its chunks and stored originals? This cannot be undone. "
+                   "Stored retrieval traces and chat sources keep only a 'deleted document' "
+                   "mark in its place.")
+        purge = st.checkbox("Also remove the text of chat answers that drew on it",
+                            key=K.DOCUMENT_PURGE_ANSWERS,
+                            help="Answers may quote the document. Without this, they are kept.")
         yes, no, _ = st.columns([1, 1, 4])
         if yes.button("Yes, delete", type="primary", key=K.DOCUMENT_DELETE_CONFIRM):
             st.session_state[K.DOCUMENT_CONFIRM_DELETE] = False
-            if show_errors(lambda: docs.delete_document(rs, d.id, user.role)) is not None:
+            if show_errors(lambda: docs.delete_document(rs, d.id, current_actor(),
+                                                        purge_answers=purge)) is not None:
                 clear_listings()
                 st.session_state[K.EXPLORER_DOC_ID] = None
                 st.query_params.clear()

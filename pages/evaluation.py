@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from backend import auth
+from backend.retrieval import TraceOwner
 from eval import service, views
 from eval import ui_keys as E
 from eval.compare import compare_runs
@@ -16,13 +17,22 @@ from eval.configs import load_configs
 from eval.judge import LLM_PROVIDERS
 from eval.runner import DEFAULT_METRICS
 from eval.store import get_goldenset, get_run, list_goldensets
-from pages._common import get_rs, md_escape, plain_label, require_page, show_errors
+from backend.safe_markdown import md_link
+from pages._common import (
+    current_scope,
+    get_rs,
+    md_escape,
+    plain_label,
+    require_page,
+    show_errors,
+)
 
 HEATMAP_ROWS = 150
 
 user = require_page("viewer")
 E.init(st.session_state)
 rs = get_rs()
+scope = current_scope()  # runs, goldensets and retrieval within what this user may read
 can_edit = auth.has_role(user.role, "editor")
 st.title("Evaluation")
 
@@ -32,7 +42,7 @@ if st.session_state[E.EVAL_FLASH]:
 
 # ---- goldenset ----------------------------------------------------------------------------
 
-stored = {g.name: g for g in list_goldensets(rs)}
+stored = {g.name: g for g in list_goldensets(rs, scope=scope)}
 bundled = {p.name: p for p in service.bundled_goldensets()}
 with st.expander("Load a bundled goldenset", expanded=not stored):
     if not can_edit:
@@ -56,7 +66,7 @@ if st.session_state.get(E.EVAL_GOLDENSET) not in stored:
 name = st.selectbox("Goldenset", list(stored), key=E.EVAL_GOLDENSET, format_func=lambda n: (
     f"{n} · {stored[n].n_queries} questions · {stored[n].doc_key}"
     + (f" · collection {stored[n].collection}" if stored[n].collection else "")))
-gs = get_goldenset(rs, name)
+gs = get_goldenset(rs, name, scope=scope)
 configs = load_configs()
 
 run_tab, res_tab, hist_tab, cmp_tab, edit_tab = st.tabs(
@@ -66,7 +76,7 @@ run_tab, res_tab, hist_tab, cmp_tab, edit_tab = st.tabs(
 
 with run_tab:
     chosen = st.multiselect("Configurations", list(configs), key=E.EVAL_CONFIGS, help="; ".join(
-        f"{n}: {c.description}" for n, c in configs.items()))
+        f"{md_escape(n)}: {md_escape(c.description)}" for n, c in configs.items()))
     metrics = st.multiselect("IR metrics", sorted(set(DEFAULT_METRICS) | {
         "hit@3", "recall@20", "precision@5", "mrr@20", "ndcg@5", "ndcg@20", "map@10"}),
         default=DEFAULT_METRICS, key=E.EVAL_METRICS)
@@ -88,15 +98,17 @@ with run_tab:
         bar = st.progress(0.0, text="starting")
 
         def progress(done: int, total: int, what: str) -> None:
-            bar.progress(min(1.0, done / total), text=f"{what}: {done} of {total}")
+            bar.progress(min(1.0, done / total), text=f"{md_escape(what)}: {done:d} of {total:d}")
 
         out = show_errors(lambda: service.run(
-            rs, gs, chosen, metrics=metrics or None, traces=traces,
-            judge=None if judge == "none" else judge, label=label, on_progress=progress))
+            rs, gs, chosen, scope=scope, metrics=metrics or None, traces=traces,
+            judge=None if judge == "none" else judge, label=label,
+            owner=TraceOwner.user(user.username), on_progress=progress))
         if out is not None:
             report, ids = out
             st.session_state[E.EVAL_LAST] = {"warnings": report.warnings, "notes": report.notes}
-            st.session_state[E.EVAL_BATCH] = get_run(rs, ids[0]).info.batch if ids else None
+            st.session_state[E.EVAL_BATCH] = (get_run(rs, ids[0], scope=scope).info.batch
+                                              if ids else None)
             bar.progress(1.0, text=f"done: {len(ids)} runs stored")
     last = st.session_state[E.EVAL_LAST]
     if last:
@@ -110,7 +122,7 @@ with run_tab:
 # ---- results ------------------------------------------------------------------------------
 
 with res_tab:
-    choices = dict(views.batches(rs, name))
+    choices = dict(views.batches(rs, name, scope=scope))
     if not choices:
         st.info("No runs of this goldenset yet.")
     else:
@@ -118,7 +130,7 @@ with res_tab:
             st.session_state[E.EVAL_BATCH] = next(iter(choices))
         bid = st.selectbox("Evaluation", list(choices), key=E.EVAL_BATCH,
                            format_func=lambda b: choices[b])
-        batch = views.load_batch(rs, name, bid)
+        batch = views.load_batch(rs, name, bid, scope=scope)
         st.dataframe(views.metrics_table(batch), hide_index=True)
         fig = px.bar(views.long_metrics(batch), x="metric", y="value", color="configuration",
                      barmode="group", range_y=[0, 1], height=380)
@@ -157,15 +169,15 @@ with res_tab:
                 c2.page_link("pages/query_debug.py", label="Open this retrieval in Query debug",
                              icon=":material/troubleshoot:", query_params={"trace": r.trace_id})
             except StreamlitAPIException:  # the page runs outside app.py's navigation
-                c2.markdown(f"[Open this retrieval in Query debug](query_debug?trace="
-                            f"{r.trace_id})")
+                c2.markdown(md_link("Open this retrieval in Query debug",
+                                    f"query_debug?trace={r.trace_id}"))
         else:
             c2.caption("No trace stored for this run.")
 
 # ---- history ------------------------------------------------------------------------------
 
 with hist_tab:
-    rows = views.history_rows(rs, name)
+    rows = views.history_rows(rs, name, scope=scope)
     if not rows:
         st.info("No runs of this goldenset yet.")
     else:
@@ -184,7 +196,7 @@ with hist_tab:
 # ---- compare ------------------------------------------------------------------------------
 
 with cmp_tab:
-    runs = views.run_choices(rs, name)
+    runs = views.run_choices(rs, name, scope=scope)
     if len(runs) < 2:
         st.info("Two stored runs of this goldenset are needed.")
     else:
@@ -193,7 +205,7 @@ with cmp_tab:
         a = c1.selectbox("Run A", ids, index=min(1, len(ids) - 1), key=E.EVAL_RUN_A,
                          format_func=runs.get)
         b = c2.selectbox("Run B", ids, index=0, key=E.EVAL_RUN_B, format_func=runs.get)
-        cmp = compare_runs(get_run(rs, a), get_run(rs, b))
+        cmp = compare_runs(get_run(rs, a, scope=scope), get_run(rs, b, scope=scope))
         for n in cmp.notes:
             st.warning(md_escape(n))
         st.dataframe(cmp.table(), hide_index=True)
@@ -304,7 +316,7 @@ with edit_tab:
                              label_visibility="collapsed")
         if c2.button("Search", key=E.EVAL_SEARCH_GO, icon=":material/search:"):
             st.session_state[E.EVAL_SEARCH_HITS] = show_errors(
-                lambda: service.search_documents(rs, gs, text)) or []
+                lambda: service.search_documents(rs, gs, text, scope=scope)) or []
         hits = st.session_state[E.EVAL_SEARCH_HITS]
         if hits:
             st.dataframe([{"document": h.key, "title": h.title, "score": h.score,

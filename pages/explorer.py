@@ -6,6 +6,7 @@ from backend import ui_state as K
 from pages._common import (
     cached_documents,
     cached_filter_options,
+    current_scope,
     data_key,
     get_rs,
     require_page,
@@ -14,7 +15,8 @@ from pages._common import (
 user = require_page("viewer")
 rs = get_rs()
 key = data_key(rs)
-opts = cached_filter_options(key)
+scope = current_scope()
+opts = cached_filter_options(key, scope)
 
 st.title("Document explorer")
 
@@ -49,7 +51,7 @@ with st.container(border=True):
 flt = docs.ExplorerFilter(tuple(collections), tuple(file_types), tuple(doc_types),
                           tuple(kinds), tuple(statuses), title, text)
 page_size = st.session_state[K.EXPLORER_PAGE_SIZE]
-result = cached_documents(key, flt, st.session_state[K.EXPLORER_PAGE], page_size)
+result = cached_documents(key, scope, flt, st.session_state[K.EXPLORER_PAGE], page_size)
 
 if not result.total:
     st.info("No documents match." if flt != docs.ExplorerFilter() else
@@ -57,8 +59,8 @@ if not result.total:
     st.stop()
 
 first = (result.page - 1) * result.page_size + 1
-st.caption(f"Documents {first}–{first + len(result.rows) - 1} of {result.total} · "
-           f"page {result.page} of {result.pages}")
+st.caption(f"Documents {first:d}–{first + len(result.rows) - 1:d} of {result.total:d} · "
+           f"page {result.page:d} of {result.pages:d}")
 st.dataframe(
     [{"id": r.id, "title": r.title, "file": r.filename, "type": r.doc_type,
       "format": r.file_type, "source": r.source_kind, "status": r.status,

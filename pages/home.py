@@ -2,22 +2,30 @@
 import streamlit as st
 
 from backend import ui_state as K
-from pages._common import cached_status, data_key, get_rs, require_page
+from pages._common import (
+    cached_status,
+    current_scope,
+    data_key,
+    get_rs,
+    md_escape,
+    require_page,
+)
 
 user = require_page("viewer")
 rs = get_rs()
-status = cached_status(data_key(rs))
+scope = current_scope()
+status = cached_status(data_key(rs), scope)
 
 st.title("ragscope")
 st.caption("Document-centred retrieval: what is stored, indexed and running.")
 
 c = status.counts
 cols = st.columns(5)
-cols[0].metric("Documents", c.get("documents", 0))
-cols[1].metric("Active chunks", c.get("active_chunks", 0))
-cols[2].metric("Collections", c.get("collections", 0))
-cols[3].metric("Versions", c.get("versions", 0))
-cols[4].metric("Failed versions", c.get("failed_versions", 0))
+cols[0].metric("Documents", int(c.get("documents", 0)))
+cols[1].metric("Active chunks", int(c.get("active_chunks", 0)))
+cols[2].metric("Collections", int(c.get("collections", 0)))
+cols[3].metric("Versions", int(c.get("versions", 0)))
+cols[4].metric("Failed versions", int(c.get("failed_versions", 0)))
 
 left, right = st.columns(2)
 with left:
@@ -29,10 +37,13 @@ with left:
         st.info("No collections yet.")
 with right:
     st.subheader("Indexes")
-    st.write(f"Keyword backend: **{status.keyword_backend}** · "
-             f"vector backend: **{status.vector_backend}**")
+    st.write(f"Keyword backend: **{md_escape(status.keyword_backend)}** · "
+             f"vector backend: **{md_escape(status.vector_backend)}**")
+    if not scope.unrestricted:
+        st.caption("The counts above cover the collections you may read; index details "
+                   "and jobs (which cover every collection) are shown to admins.")
     rows = []
-    for name, meta in status.index_meta.items():
+    for name, meta in status.index_meta.items() if scope.unrestricted else ():
         if meta is None:
             rows.append({"index": name, "backend": "-", "chunks": 0, "built": None,
                          "updated": None, "parameters": "not built yet"})
@@ -42,10 +53,13 @@ with right:
         rows.append({"index": name, "backend": meta["backend"], "chunks": meta["chunks"],
                      "built": meta["built_at"], "updated": meta["updated_at"],
                      "parameters": params})
-    st.dataframe(rows, hide_index=True)
+    if rows:
+        st.dataframe(rows, hide_index=True)
 
 st.subheader("Recent jobs")
-if status.jobs:
+if not scope.unrestricted:
+    st.info("Jobs are shown to admins.")
+elif status.jobs:
     st.dataframe(status.jobs, hide_index=True,
                  column_config={"progress": st.column_config.ProgressColumn(
                      "progress", min_value=0.0, max_value=1.0, format="percent")})

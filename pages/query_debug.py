@@ -5,39 +5,53 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from backend import debug
+from backend import auth, debug
 from backend import ui_state as K
+from backend.errors import NotFound
 from backend.retrieval import POLICIES
 from backend.retrieval.report import (
     candidates_side_by_side,
     highlight_markdown,
     hits_rows,
     overlap_summary,
+    route_info,
     score_series,
     stage_line,
     stage_timings,
 )
-from pages._common import get_rs, md_escape, plain_label, require_page, show_errors
+from pages._common import (
+    current_actor,
+    current_scope,
+    get_rs,
+    md_escape,
+    plain_label,
+    require_page,
+    show_errors,
+)
 
 user = require_page("viewer")
 rs = get_rs()
+# Traces: each user sees their own, admins everyone's (backend/retrieval/traces.py); what a
+# trace shows is limited to the collections the user may read now (backend/debug.py).
+is_admin = auth.has_role(user.role, "admin")
+actor = current_actor()
 st.title("Query debug")
 
 trace_id = st.query_params.get("trace")
 if trace_id and (st.session_state.get(K.DEBUG_RESULT_A) or {}).get("trace", {}).get("id") != trace_id:
-    loaded = debug.load_trace(rs, trace_id)
-    if loaded is None:
-        st.error(f"No stored trace with id {md_escape(trace_id)}.")
-    else:
+    try:
+        loaded = debug.load_trace(rs, trace_id, actor=actor)
         st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = loaded, None
+    except NotFound as e:  # none with that id, or another user's: the same message
+        st.error(md_escape(str(e)))
 
-choices = debug.filter_choices(rs)
+choices = debug.filter_choices(rs, scope=current_scope())
 
 
 def _param_form(col, letter: str) -> dict:
     key = f"{K.DEBUG_PARAM}.{letter}."
     with col:
-        st.markdown(f"**Configuration {letter}**")
+        st.markdown(f"**Configuration {md_escape(letter)}**")
         policy = st.selectbox("Policy", POLICIES, key=key + "policy")
         c1, c2 = st.columns(2)
         k = c1.number_input("k (hits)", 1, 100, 10, key=key + "k")
@@ -80,32 +94,49 @@ with st.form(K.DEBUG_FORM):
     go_button = st.form_submit_button("Search", type="primary", icon=":material/search:")
 
 if go_button:
-    res_a = show_errors(lambda: debug.run_query(rs, query, params_a))
-    res_b = show_errors(lambda: debug.run_query(rs, query, params_b)) if compare else None
+    res_a = show_errors(lambda: debug.run_query(rs, query, params_a, actor=actor))
+    res_b = show_errors(lambda: debug.run_query(rs, query, params_b, actor=actor)) \
+        if compare else None
     st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = res_a, res_b
     if res_a:
         st.query_params["trace"] = res_a["trace"]["id"]
 
 with st.expander("Past traces"):
-    past = debug.past_traces(rs)
+    past = debug.past_traces(rs, actor=actor)
     if not past:
         st.caption("No stored traces yet.")
     else:
         options = {t["id"]: t for t in past}
         pick = st.selectbox("Reopen a trace", list(options), key=K.DEBUG_PAST,
                             format_func=lambda i: f"{options[i]['at']:%Y-%m-%d %H:%M:%S} · "
-                            f"{options[i]['policy']} · {options[i]['query'][:80]}")
+                            f"{options[i]['policy']} · {options[i]['query'][:80]}"
+                            + (f" · {options[i]['owner']}" if is_admin else ""))
         if st.button("Open", key=K.DEBUG_PAST + ".open"):
             st.query_params["trace"] = pick
-            st.session_state[K.DEBUG_RESULT_A] = debug.load_trace(rs, pick)
+            st.session_state[K.DEBUG_RESULT_A] = show_errors(
+                lambda: debug.load_trace(rs, pick, actor=actor))
             st.session_state[K.DEBUG_RESULT_B] = None
             st.rerun()
 
 
 def _render(result: dict, label: str) -> None:
     trace = result["trace"]
-    st.caption(f"{label} · trace `{trace['id']}` · {trace['total_ms']:.1f} ms · "
-               f"policy {result['params']['policy']} · language {result['language'] or '?'}")
+    st.caption(f"{md_escape(label)} · trace {md_escape(trace['id'])} · {trace['total_ms']:.1f} ms"
+               f" · policy {md_escape(result['params']['policy'])} · language "
+               f"{md_escape(result['language'] or '?')}")
+    route = route_info(result)
+    if route:  # a chat question: which route answered it and why (issue 12)
+        line = f"Chat route: **{md_escape(route['route'])}**"
+        if route["action"]:
+            line += f" · intent {md_escape(route['action'])}"
+        line += f" · why: {md_escape(route['why'])}"
+        if route["document_id"] is not None:
+            line += (f" · document {md_escape(route['document_id'])}: "
+                     f"{md_escape(route['document_why'] or '')}")
+        st.info(line, icon=":material/alt_route:")
+    if result["mode"] == "analysis":
+        st.caption("Answered from the document analysis: the hits are the places the answer "
+                   "cites (score: the item's confidence).")
     for w in result["warnings"]:
         st.warning(md_escape(w))
     if result["mode"] == "inventory":
@@ -120,18 +151,20 @@ def _render(result: dict, label: str) -> None:
     st.subheader("Final hits", anchor=False)
     st.dataframe(rows, hide_index=True)
     for h in result["hits"][:10]:
-        with st.expander(f"#{h['rank']} · {h['score']:.3f} · "
+        with st.expander(f"#{h['rank']:d} · {h['score']:.3f} · "
                          f"{md_escape(h['document_title'] or h['filename'])} "
                          f"› {md_escape(h.get('breadcrumb') or '-')}"
-                         + (f" · p. {h['page']}" if h["page"] else "")):
+                         + (f" · p. {md_escape(h['page'])}" if h["page"] else "")):
             st.markdown(stage_line(h))
+            if h.get("deleted"):
+                st.caption("The document was deleted; its text is no longer kept here.")
             for snip in h["highlights"][:3]:
                 st.markdown(highlight_markdown(snip))
             st.text(h["text"])
 
     st.subheader("Candidates: vector vs BM25", anchor=False)
     side = candidates_side_by_side(result)
-    st.write(" · ".join(f"{k}: **{v}**" for k, v in overlap_summary(result).items()))
+    st.write(" · ".join(f"{md_escape(k)}: **{v:d}**" for k, v in overlap_summary(result).items()))
     st.dataframe(side, hide_index=True)
 
     c1, c2 = st.columns(2)
@@ -149,8 +182,9 @@ def _render(result: dict, label: str) -> None:
     c2.plotly_chart(fig, key=f"timing.{label}")
     with st.expander("Trace stages (parameters, candidates, errors)"):
         for s in trace["stages"]:
-            st.markdown(f"**{s['name']}** · {s['ms']:.2f} ms"
-                        + (f" · :red[error: {md_escape(s['error'])}]" if s["error"] else ""))
+            st.markdown(f"**{md_escape(s['name'])}** · {s['ms']:.2f} ms"
+                        + (f" · :red[error: {md_escape(s['error'])}]" if s["error"] else "")
+                        + (f" · {md_escape(s['note'])}" if s.get("note") else ""))
             st.json(s["params"], expanded=False)
 
 

@@ -6,8 +6,11 @@ from backend import ui_state as K
 from pages._common import (
     cached_status,
     clear_listings,
+    current_actor,
+    current_scope,
     data_key,
     get_rs,
+    md_escape,
     require_page,
     show_errors,
 )
@@ -18,7 +21,7 @@ st.title("Settings")
 
 result = st.session_state.get(K.SETTINGS_RESULT)
 if result:
-    st.success(result)
+    st.success(md_escape(result))
     st.session_state[K.SETTINGS_RESULT] = None
 
 st.caption("Settings come from RAGSCOPE_* environment variables and are read at start; "
@@ -26,7 +29,7 @@ st.caption("Settings come from RAGSCOPE_* environment variables and are read at 
 st.dataframe(docs.settings_table(rs), hide_index=True)
 
 st.subheader("Indexes", anchor=False)
-status = cached_status(data_key(rs))
+status = cached_status(data_key(rs), current_scope())
 st.dataframe([{"index": name, "backend": (m or {}).get("backend", "-"),
                "chunks": (m or {}).get("chunks", 0), "built": (m or {}).get("built_at"),
                "parameters": ", ".join(f"{k}={v}" for k, v in sorted((m or {}).get(
@@ -36,14 +39,16 @@ st.dataframe([{"index": name, "backend": (m or {}).get("backend", "-"),
 c1, c2 = st.columns(2)
 with c1:
     if st.button("Check store and indexes", key=K.SETTINGS_CHECK, icon=":material/rule:"):
-        report = show_errors(lambda: docs.check_consistency(rs, user.role))
+        report = show_errors(lambda: docs.check_consistency(rs, current_actor()))
         if report is not None:
-            problems = {k: len(v) for k, v in report.items() if v}
+            problems = {k: len(v) for k, v in report.problems().items()}
             if problems:
-                st.warning("Differences: " + ", ".join(f"{k}: {n}" for k, n in problems.items())
-                           + ". A reindex rebuilds both indexes from the store.")
+                st.warning("Differences: " + ", ".join(f"{md_escape(k)}: {n:d}"
+                                                       for k, n in problems.items())
+                           + f" ({md_escape(report.summary())}). `python -m backend check --repair` "
+                           "repairs them; a reindex rebuilds both indexes from the store.")
             else:
-                st.success("Store and both indexes agree.")
+                st.success(f"Store and both indexes agree ({md_escape(report.summary())}).")
 with c2:
     if not st.session_state[K.SETTINGS_CONFIRM_REINDEX]:
         if st.button("Reindex everything…", key=K.SETTINGS_REINDEX, icon=":material/sync:"):
@@ -61,9 +66,10 @@ with c2:
             bar = st.progress(0.0, text="reindexing…")
 
             def progress(done: int, total: int) -> None:
-                bar.progress(done / total if total else 1.0, text=f"{done} of {total} chunks")
+                bar.progress(done / total if total else 1.0,
+                             text=f"{done:d} of {total:d} chunks")
 
-            res = show_errors(lambda: docs.reindex(rs, user.role, on_progress=progress))
+            res = show_errors(lambda: docs.reindex(rs, current_actor(), on_progress=progress))
             if res is not None:
                 clear_listings()
                 st.session_state[K.SETTINGS_RESULT] = (

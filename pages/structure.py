@@ -6,24 +6,32 @@ import streamlit as st
 from backend import documents as docs
 from backend import ui_state as K
 from backend.errors import NotFound
-from pages._common import get_rs, md_escape, pick_document, plain_label, require_page
+from pages._common import (
+    current_scope,
+    get_rs,
+    md_escape,
+    pick_document,
+    plain_label,
+    require_page,
+)
 
 MAX_EXPANDERS = 150
 
 user = require_page("viewer")
 rs = get_rs()
+scope = current_scope()
 st.title("Structure")
 
 doc_id = pick_document(K.STRUCTURE_PICK)
 if doc_id is None:
     st.stop()
 try:
-    version_id = docs.default_version_id(rs, doc_id)
+    version_id = docs.default_version_id(rs, doc_id, scope=scope)
 except NotFound as e:
-    st.error(str(e))
+    st.error(md_escape(e))
     st.session_state[K.EXPLORER_DOC_ID] = None
     st.stop()
-tree = docs.section_tree(rs, version_id) if version_id else None
+tree = docs.section_tree(rs, version_id, scope=scope) if version_id else None
 if tree is None:
     st.info("This document has no section tree (it has no indexed version).")
     st.stop()
@@ -55,7 +63,7 @@ chart = c2.radio("Chart", ["sunburst", "treemap"], key=K.STRUCTURE_CHART, horizo
 tree_col, chart_col = st.columns([2, 3])
 with tree_col:
     st.subheader("Sections", anchor=False)
-    st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks} chunks")
+    st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks:d} chunks")
     tops = tree.children
     while len(tops) == 1 and tops[0].children:  # a title heading wrapping everything
         tops = tops[0].children
@@ -64,14 +72,15 @@ with tree_col:
             st.caption(f"… and {len(tops) - MAX_EXPANDERS} more sections at this level "
                        "(use the section picker below).")
             break
-        with st.expander(f"{md_escape(top.label)} — {_stats(top)}"):
+        with st.expander(f"{md_escape(top.label)} — {md_escape(_stats(top))}"):
             st.button("Show this section", key=f"{K.STRUCTURE_SHOW}.{top.id}", on_click=_choose,
                       args=(top.id,))
             lines = []
             stack = [(c, 0) for c in reversed(top.children)]
             while stack:  # depth by tree position: levels may skip
                 n, depth = stack.pop()
-                lines.append("    " * depth + f"- **{md_escape(n.label)}** · {_stats(n)}")
+                lines.append("    " * depth
+                             + f"- **{md_escape(n.label)}** · {md_escape(_stats(n))}")
                 stack += [(c, depth + 1) for c in reversed(n.children)]
             if lines:
                 st.markdown("\n".join(lines))
@@ -119,13 +128,13 @@ choice = st.selectbox("Section", list(nodes), key=K.STRUCTURE_SECTION,
                                              + _label(nodes[i]))[:160])
 node = nodes[choice]
 st.subheader(md_escape(_label(node)), anchor=False)
-st.caption(f"{_stats(node)} · characters {node.start}–{node.end}")
+st.caption(f"{md_escape(_stats(node))} · characters {node.start:d}–{node.end:d}")
 text_col, chunk_col = st.columns(2)
 with text_col:
-    text = docs.version_text(rs, version_id, node.start, node.end)
+    text = docs.version_text(rs, version_id, node.start, node.end, scope=scope)
     st.code(text or "(empty)", language=None, wrap_lines=True, height=380)
 with chunk_col:
-    chunks = docs.chunks_of(rs, version_id, [n.id for n in node.walk()])
+    chunks = docs.chunks_of(rs, version_id, [n.id for n in node.walk()], scope=scope)
     st.dataframe([{"#": c.ordinal, "section": c.section, "start": c.start, "end": c.end,
                    "page": c.page, "text": c.text[:240]} for c in chunks], hide_index=True,
                  height=380)

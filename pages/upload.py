@@ -2,12 +2,13 @@
 the others are still ingested."""
 import streamlit as st
 
+from backend import acl
 from backend import documents as docs
 from backend import ui_state as K
 from pages._common import (
-    cached_filter_options,
     clear_listings,
-    data_key,
+    current_actor,
+    current_scope,
     get_rs,
     md_escape,
     require_page,
@@ -19,14 +20,38 @@ rs = get_rs()
 st.title("Upload documents")
 
 limit = rs.settings.max_upload_mb
-known = cached_filter_options(data_key(rs)).collections
+scope = current_scope()
+writable = sorted(scope.writable) if scope.writable is not None else None
+kbs = sorted(scope.writable_kbs) if scope.writable_kbs is not None else \
+    acl.knowledge_base_names(rs)
+if writable == [] and not kbs:
+    st.warning("You may not add documents to any collection: ask an admin to give one of "
+               "your access groups write access to a knowledge base.")
 files = st.file_uploader(
     "Files", accept_multiple_files=True, key=f"{K.UPLOAD_FILES}.{st.session_state[K.UPLOAD_NONCE]}",
-    help=f"Supported: {', '.join(docs.supported_extensions())}; at most {limit:g} MiB each.")
-collection = st.text_input(
+    help=f"Supported: {md_escape(', '.join(docs.supported_extensions()))}; at most {limit:g} MiB "
+         "each.")
+c1, c2 = st.columns([3, 2])
+collection = c1.text_input(
     "Collection (optional)", key=K.UPLOAD_COLLECTION,
-    help="Existing: " + (", ".join(known) if known else "none yet")
-    + ". A new name creates the collection.")
+    help=f"Empty: {md_escape(rs.settings.default_collection)}. You may add to: "
+    + (md_escape(", ".join(writable)) or "none" if writable is not None else "any collection")
+    + ". A new name creates the collection in the knowledge base on the right.")
+default_kb = rs.settings.default_knowledge_base
+knowledge_base = c2.selectbox(
+    "Knowledge base of a new collection", kbs, key=K.UPLOAD_KNOWLEDGE_BASE,
+    index=kbs.index(default_kb) if default_kb in kbs else 0 if kbs else None,
+    help="Only used when the collection does not exist yet.")
+
+identity = st.selectbox(
+    "Identity", list(docs.UPLOAD_IDENTITY), format_func=docs.UPLOAD_IDENTITY.get,
+    key=K.UPLOAD_IDENTITY,
+    help="A file with the name of a document in the same collection becomes that document's "
+         "new version instead of a second active document (RAGSCOPE_VERSION_MATCH); force "
+         "either way here.")
+version_of = None
+if identity == "version_of":
+    version_of = st.text_input("Document (id, title or file name)", key=K.UPLOAD_VERSION_OF)
 
 LABELS = {"new": "ingested", "new_version": "new version", "duplicate": "duplicate of a stored "
           "document", "unchanged": "unchanged", "failed": "failed"}
@@ -35,17 +60,20 @@ LABELS = {"new": "ingested", "new_version": "new version", "duplicate": "duplica
 def _show(slot, out) -> None:
     """Replace a file's placeholder with its final status."""
     state = "complete" if out.ok else "error"
-    label = f"{md_escape(out.filename)} — {LABELS.get(out.status, out.status)}"
+    label = f"{md_escape(out.filename)} — {md_escape(LABELS.get(out.status, out.status))}"
     if out.ok and out.chunks:
-        label += f", {out.chunks} chunks"
+        label += f", {out.chunks:d} chunks"
     with slot.container():
-        with st.status(label, state=state, expanded=not out.ok or bool(out.warnings)):
+        with st.status(label, state=state,
+                       expanded=not out.ok or bool(out.warnings) or bool(out.note)):
             if out.error:
                 st.error(md_escape(out.error))
             for w in out.warnings:
                 st.warning(md_escape(w))
+            if out.note:  # e.g. a new version of a same-named document
+                st.info(md_escape(out.note))
             if out.ok and out.document_id:
-                st.caption(f"document {out.document_id}, version id {out.version_id}")
+                st.caption(f"document {out.document_id:d}, version id {out.version_id:d}")
 
 
 if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
@@ -56,14 +84,19 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
     if slots:
         slots[0].status(f"{md_escape(payload[0][0])} — ingesting…", state="running")
 
-    def progress(i: int, total: int, out) -> None:
-        _show(slots[i - 1], out)
-        bar.progress(i / total, text=f"{i} of {total} files")
+    def progress(p) -> None:
+        i, total = p.files_done, len(payload)
+        bar.progress(i / total if total else 1.0, text=md_escape(p.summary()))
+        if p.outcome is None:  # a batch was embedded: new chunk count and ETA only
+            return
+        _show(slots[i - 1], p.outcome)
         if i < total:
             slots[i].status(f"{md_escape(payload[i][0])} — ingesting…", state="running")
 
     outcomes = show_errors(lambda: docs.ingest_uploads(
-        rs, payload, user.role, collection=collection, on_progress=progress))
+        rs, payload, current_actor(), collection=collection,
+        knowledge_base=knowledge_base if collection.strip() else None, on_progress=progress,
+        identity=identity, version_of=version_of))
     clear_listings()
     if outcomes is not None:
         st.session_state[K.UPLOAD_RESULTS] = [

@@ -1,0 +1,70 @@
+"""A published chatbot (`?bot=slug`, role viewer): its welcome message, a conversation
+answered from its collections only (ChatbotService.ask, the chat's answer path) with the
+sources and their scores, and its fallback message when the pages hold no evidence.
+Unpublished bots are not shown here (editors test drafts in the builder)."""
+import streamlit as st
+
+from backend import ui_state as K
+from backend.errors import NotFound, RagscopeError
+from pages._chatbot_common import get_bots, sources_rows
+from pages._common import current_actor, md_escape, require_page
+
+require_page("viewer", "chatbots")
+bots = get_bots()
+state = st.session_state
+if state.get(K.BOT_CHAT_SESSIONS) is None:
+    state[K.BOT_CHAT_SESSIONS] = {}
+
+published = bots.list(published_only=True)
+slug = st.query_params.get("bot")
+if not slug:
+    st.title("Chatbots")
+    if not published:
+        st.info("No chatbot has been published yet.")
+        st.stop()
+
+    def _choose() -> None:
+        if state.get(K.BOT_CHAT_PICK):
+            st.query_params["bot"] = state[K.BOT_CHAT_PICK]
+
+    st.selectbox("Chatbot", [None, *(b.slug for b in published)], key=K.BOT_CHAT_PICK,
+                 on_change=_choose, format_func=lambda s: "— choose —" if s is None else s)
+    st.dataframe([{"chatbot": b.name, "slug": b.slug, "about": b.config.description}
+                  for b in published], hide_index=True)
+    st.stop()
+
+try:
+    bot = bots.get(slug)
+except NotFound:
+    bot = None
+if bot is None or not bot.published:
+    st.error(f"There is no published chatbot {md_escape(slug)}.")
+    st.stop()
+
+st.title(md_escape(bot.name))
+if bot.config.description:
+    st.caption(md_escape(bot.config.description))
+actor = current_actor()
+sessions = state[K.BOT_CHAT_SESSIONS]
+uuid = sessions.get(slug)
+with st.chat_message("assistant"):
+    st.markdown(md_escape(bot.config.welcome_message))
+history = bots.conversation(actor, slug, uuid) if uuid else []
+for m in history:
+    with st.chat_message(m.role):
+        st.markdown(md_escape(m.content))
+question = st.chat_input("Your question", key=K.BOT_CHAT_INPUT)
+if question:
+    with st.chat_message("user"):
+        st.markdown(md_escape(question))
+    try:
+        ans = bots.ask(current_actor(), slug, question, session=uuid)
+    except RagscopeError as e:
+        st.error(md_escape(str(e)))
+    else:
+        sessions[slug] = ans.session
+        with st.chat_message("assistant"):
+            st.markdown(md_escape(ans.text))
+            if ans.sources and not ans.fallback_used:
+                with st.expander("Sources"):
+                    st.dataframe(sources_rows(ans.sources), hide_index=True)
