@@ -62,12 +62,13 @@ def questions() -> list[str]:
 
 
 def measure(svc, question: str) -> dict:
+    from backend.access import Scope
     from backend.chat import Answered, Delta, Retrieved
 
     t0 = time.perf_counter()
     t_ret = t_first = t_end = None
     sess = svc.create_session("bench")
-    for ev in svc.ask_stream(sess.uuid, question):
+    for ev in svc.ask_stream(sess.uuid, question, scope=Scope.everything()):
         now = time.perf_counter()
         if isinstance(ev, Retrieved):
             t_ret = now

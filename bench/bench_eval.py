@@ -84,6 +84,13 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
           "September", "October", "November", "December"]
 
 
+
+def _everything():
+    """The scope of a bench: every collection (backend/access.py)."""
+    from backend.access import Scope
+
+    return Scope.everything()
+
 def _fill(tpl: str, rng: random.Random, d: dict) -> str:
     vals = {"verb": rng.choice(VERBS), "month": rng.choice(MONTHS), "n": rng.randint(2, 90),
             "m": rng.randint(2, 24), "k": rng.randint(91, 300),
@@ -183,9 +190,9 @@ def measure_import(n_docs: int, work: Path, log) -> dict:
     embed_rate = len(probe) / (time.perf_counter() - t0)
     t0 = time.perf_counter()
 
-    def progress(done: int, total: int) -> None:
-        if done % 500 == 0 or done == total:
-            log(f"    {done}/{total} documents, {time.perf_counter() - t0:.0f}s")
+    def progress(p) -> None:
+        if p.item is not None and (p.files_done % 500 == 0 or p.files_done == p.files_total):
+            log(f"    {p.summary()}")
 
     r = import_beir(rs, folder, name=f"synth{n_docs}", on_progress=progress)
     chunks = _chunks(rs)
@@ -242,11 +249,10 @@ def ensure_corpus(data: Path, n_docs: int, n_queries: int, log) -> dict:
     shutil.rmtree(data, ignore_errors=True)
     folder = write_beir(data / "beir" / f"synth{n_docs}", n_docs, n_queries)
     rs = _fresh_rs(data / "var")
-    t0 = time.perf_counter()
 
-    def progress(done: int, total: int) -> None:
-        if done % 500 == 0 or done == total:
-            log(f"    {done}/{total} documents, {time.perf_counter() - t0:.0f}s")
+    def progress(p) -> None:
+        if p.item is not None and (p.files_done % 500 == 0 or p.files_done == p.files_total):
+            log(f"    {p.summary()}")
 
     r = import_beir(rs, folder, on_progress=progress)
     rs.close()
@@ -278,7 +284,8 @@ def measure_eval(data: Path, info: dict, log) -> dict:
             first_config["t"] = time.perf_counter()
 
     t0 = time.perf_counter()
-    report = evaluate(rs, gs, resolve(CONFIGS), traces=None, on_progress=progress)
+    report = evaluate(rs, gs, resolve(CONFIGS),
+                      scope=_everything(), traces=None, on_progress=progress)
     t_eval = time.perf_counter() - t0
     phases = {"ranx first use (numba, once per process; not in total)": round(t_ranx, 2),
               "embedding 300 queries (one batched call)".replace(

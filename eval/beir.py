@@ -21,10 +21,10 @@ from typing import Callable, Iterator
 
 from sqlalchemy import select
 
+from backend.ingest.records import IngestItem, IngestProgress
 from backend.store.models import Document
 from eval.goldenset import Goldenset, GoldensetError, GoldQuery, Relevant, make_goldenset
 
-BATCH = 1000  # documents per ingest_many call (one job each; it embeds in smaller flushes)
 MAX_WARNINGS = 50  # listed one by one; the rest are counted
 
 
@@ -176,10 +176,9 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:150] or "doc"
 
 
-def _batches(data: BeirData, limit: int | None, warns: list[str]
-             ) -> Iterator[list[tuple[str, dict]]]:
+def _entries(data: BeirData, limit: int | None, warns: list[str]
+             ) -> Iterator[tuple[str, dict]]:
     seen: set[str] = set()
-    batch: list[tuple[str, dict]] = []
     taken = 0
     for n, obj in iter_jsonl(data.corpus_path):
         if limit and taken >= limit:
@@ -190,12 +189,7 @@ def _batches(data: BeirData, limit: int | None, warns: list[str]
             continue
         seen.add(did)
         taken += 1
-        batch.append((did, obj))
-        if len(batch) >= BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+        yield did, obj
 
 
 def _warn(warns: list[str], msg: str) -> None:
@@ -207,11 +201,13 @@ def _warn(warns: list[str], msg: str) -> None:
 
 def import_beir(rs, folder: str | Path, *, name: str | None = None, split: str = "test",
                 limit: int | None = None,
-                on_progress: Callable[[int, int], None] | None = None) -> ImportResult:
-    """Ingest the corpus and store the goldenset. Documents go through the Ingestor's
-    `ingest_many` (which embeds and indexes several files per call) in batches of BATCH,
-    one ingest job per batch; each document then gets its BEIR id and title. Re-importing
-    the same dataset is cheap: unchanged documents are recognised by their content hash."""
+                on_progress: Callable[[IngestProgress], None] | None = None) -> ImportResult:
+    """Ingest the corpus and store the goldenset. All documents go through one
+    `Ingestor.ingest_many` call (one ingest job; extraction overlaps embedding), each with its
+    BEIR title and its id in the document's meta, so titles are in the indexes from the
+    start. Re-importing the same dataset is cheap: unchanged documents are recognised by
+    their content hash. `on_progress` gets the ingest's IngestProgress (documents, chunks
+    embedded, ETA)."""
     from backend.ingest.service import Ingestor
     from eval.store import save_goldenset
 
@@ -227,65 +223,66 @@ def import_beir(rs, folder: str | Path, *, name: str | None = None, split: str =
         raise BeirError(f"{folder}: no qrel names both a query of queries.jsonl and a "
                         f"document of corpus.jsonl with a score above 0; nothing to "
                         f"evaluate") from None
-    ing = Ingestor(rs)
-    ids: set[str] = set()
-    failed: set[str] = set()
-    alias_doc: dict[str, int] = {}  # duplicate id -> surviving document id
-    counts = {"new": 0, "new_version": 0, "unchanged": 0, "duplicate": 0, "failed": 0}
     warns: list[str] = []
     used: set[str] = set()
-    done = 0
-    for batch in _batches(data, limit, warns):
-        files: dict[str, tuple[str, dict]] = {}  # file name -> (BEIR id, entry)
-        for did, obj in batch:
+
+    def items() -> Iterator[IngestItem]:
+        for did, obj in _entries(data, limit, warns):
             fn = f"{_safe(data.name)}--{_safe(did)}"
             while fn in used:  # two ids that differ only in unsafe characters
                 fn += "_"
             used.add(fn)
-            files[f"{fn}.txt"] = (did, obj)
-        base = done
+            title = str(obj.get("title") or "").strip() or did
+            yield IngestItem(f"{fn}.txt", data=_doc_bytes(obj), source_kind="beir",
+                             title=title, meta={"beir_id": did, "beir_dataset": data.name},
+                             context=did)
 
-        def progress(i: int, _total: int, _out) -> None:
-            if on_progress:
-                on_progress(base + i, total)
+    dids: list[str] = []
 
-        outs = ing.ingest_many(((fn, _doc_bytes(obj)) for fn, (_, obj) in files.items()),
-                               total=len(files), collection=collection, source_kind="beir",
-                               on_progress=progress)
-        named: dict[int, tuple[str, str]] = {}
-        for out in outs:
-            did, obj = files[out.filename]
-            ids.add(did)
-            counts[out.status] = counts.get(out.status, 0) + 1
-            if out.status == "duplicate":
-                alias_doc[did] = out.document_id
-            elif not out.ok:
-                failed.add(did)
-                _warn(warns, f"corpus id '{did}' not imported: {out.error}")
-            else:
-                named[out.document_id] = (did, str(obj.get("title") or "").strip() or did)
-        _name_documents(rs, named, data.name)
-        done += len(outs)
-        if len(outs) < len(files):  # the ingest job was cancelled
-            _warn(warns, f"import cancelled after {done} of {total} documents")
-            break
+    def progress(p: IngestProgress) -> None:
+        if p.item is not None:
+            dids.append(p.item.context)
+        if on_progress:
+            on_progress(p)
+
+    outs = Ingestor(rs).ingest_many(items(), total=total, collection=collection,
+                                    source_kind="beir", on_progress=progress)
+    ids: set[str] = set()
+    failed: set[str] = set()
+    alias_doc: dict[str, int] = {}  # duplicate id -> surviving document id
+    counts = {"new": 0, "new_version": 0, "unchanged": 0, "duplicate": 0, "failed": 0}
+    named: dict[int, tuple[str, str]] = {}
+    for did, out in zip(dids, outs):
+        ids.add(did)
+        counts[out.status] = counts.get(out.status, 0) + 1
+        if out.status == "duplicate":
+            alias_doc[did] = out.document_id
+        elif not out.ok:
+            failed.add(did)
+            _warn(warns, f"corpus id '{did}' not imported: {out.error}")
+        elif out.status == "unchanged":
+            named[out.document_id] = did
+    _mark_documents(rs, named, data.name)
+    if len(outs) < total:  # the ingest job was cancelled
+        _warn(warns, f"import cancelled after {len(outs)} of {total} documents")
     alias = _aliases(rs, alias_doc)
     gs, gwarns = to_goldenset(data, ids - failed, alias, collection)
     save_goldenset(rs, gs, source=f"beir:{Path(folder).resolve()}")
-    return ImportResult(data.name, collection, done, counts["new"] + counts["new_version"],
+    return ImportResult(data.name, collection, len(outs), counts["new"] + counts["new_version"],
                         counts["unchanged"], counts["duplicate"], counts["failed"],
                         len(gs.queries), round(time.perf_counter() - t0, 3), warns + gwarns)
 
 
-def _name_documents(rs, named: dict[int, tuple[str, str]], dataset: str) -> None:
-    """Record each imported document's BEIR id (what evaluation ranks by) and title."""
+def _mark_documents(rs, named: dict[int, str], dataset: str) -> None:
+    """Unchanged documents imported before BEIR ids were stored at ingest time: record the
+    id (new documents and new versions carry it from `IngestItem.meta`)."""
     if not named:
         return
     with rs.store.session() as s:
         for doc in s.scalars(select(Document).where(Document.id.in_(list(named)))):
-            did, title = named[doc.id]
-            doc.meta = {**(doc.meta or {}), "beir_id": did, "beir_dataset": dataset}
-            doc.title = title[:500]
+            if (doc.meta or {}).get("beir_id") != named[doc.id]:
+                doc.meta = {**(doc.meta or {}), "beir_id": named[doc.id],
+                            "beir_dataset": dataset}
 
 
 def _aliases(rs, alias_doc: dict[str, int]) -> dict[str, str]:

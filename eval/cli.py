@@ -1,7 +1,8 @@
-"""`python -m eval …`: evaluate retrieval configurations on goldensets, import BEIR datasets,
-list and compare stored runs. Errors from the RagscopeError hierarchy become one line on
-stderr and exit status 1; progress and warnings go to stderr, results to stdout (`--json`
-prints only the JSON there)."""
+"""`python -m eval …`: evaluate retrieval configurations on goldensets, run the answer
+benchmark, import BEIR datasets, list and compare stored runs. Errors from the RagscopeError
+hierarchy become one line on stderr and exit status 1; progress and warnings go to stderr, results to stdout (`--json`
+prints only the JSON there). It acts as the operator: every collection (`Scope.everything()`;
+the dashboard's evaluation page evaluates within the signed-in user's scope)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import backend  # noqa: F401  (offline flags, RAGAS_DO_NOT_TRACK before anything heavy)
+from backend.access import Scope
 from backend.errors import RagscopeError
 
 
@@ -74,7 +76,7 @@ def cmd_run(a) -> int:
     configs = _names(a.config) or ["hybrid"]
     bar = _Progress(a.quiet, "query")
     report, run_ids = service.run(
-        rs, gs, configs, metrics=_names(a.metrics) or None,
+        rs, gs, configs, scope=Scope.everything(), metrics=_names(a.metrics) or None,
         collections=_names(a.collection) or None, traces=a.traces,
         judge=a.judge, store=not a.no_store, label=a.label or "", on_progress=bar)
     bar.close()
@@ -95,12 +97,55 @@ def cmd_run(a) -> int:
     return 0
 
 
+def cmd_answers(a) -> int:
+    from eval.answer_set import load_answer_goldenset
+    from eval.answers import evaluate_answers
+    from eval.store import save_answer_report
+
+    rs = _rs()
+    gs = load_answer_goldenset(a.goldenset)
+    bar = _Progress(a.quiet, "question")
+    report = evaluate_answers(rs, gs, provider=a.provider, split=a.split,
+                              collections=_names(a.collection) or None, on_progress=bar,
+                              max_tokens=a.max_tokens)
+    bar.close()
+    for w in report.warnings:
+        _err(f"warning: {w}")
+    run_id = None if a.no_store else save_answer_report(rs, report, label=a.label or "")
+    if a.json:
+        print(json.dumps(report.metrics, indent=2))
+        return 0
+    m = report.metrics
+    print(f"answer goldenset {gs.name}, provider {report.provider}, split {report.split}: "
+          f"{int(m['questions'])} questions ({int(m['answerable'])} answerable, "
+          f"{int(m['unanswerable'])} unanswerable, {int(m['inventory'])} inventory)")
+    rows = [{"metric": k, "value": v} for k, v in m.items()
+            if k not in ("questions", "answerable", "unanswerable", "inventory")]
+    print(_table(rows, ["metric", "value"]))
+    if a.misses:
+        for r in report.results:
+            bad = (r.metrics.get("correct") == 0.0 if r.question.type != "unanswerable"
+                   else not r.metrics["abstained"])
+            if bad:
+                print(f"  {r.question.id:<6} {r.question.question[:60]:<60} -> "
+                      f"{' '.join(r.answer.text.split())[:90]}")
+    if run_id is not None:
+        print(f"stored as run {run_id}")
+    return 0
+
+
 def cmd_import_beir(a) -> int:
     from eval.beir import import_beir
 
     rs = _rs()
     bar = _Progress(a.quiet, "doc")
-    r = import_beir(rs, a.dir, name=a.name, split=a.split, limit=a.limit, on_progress=bar)
+
+    def progress(p) -> None:  # documents, plus chunks embedded and the ETA
+        bar(p.files_done, p.files_total or p.files_done)
+        if bar.bar is not None:
+            bar.bar.set_postfix_str(p.summary().split(", ", 1)[-1], refresh=p.item is None)
+
+    r = import_beir(rs, a.dir, name=a.name, split=a.split, limit=a.limit, on_progress=progress)
     bar.close()
     for w in r.warnings:
         _err(f"warning: {w}")
@@ -114,19 +159,22 @@ def cmd_import_beir(a) -> int:
 def cmd_runs(a) -> int:
     from eval.store import list_runs
 
-    runs = list_runs(_rs(), a.goldenset, a.limit)
+    runs = list_runs(_rs(), a.goldenset, a.limit, kind=a.kind, scope=Scope.everything())
     metric = a.metric
     if a.json:
-        print(json.dumps([{"id": r.id, "goldenset": r.goldenset_name, "config": r.config_name,
+        print(json.dumps([{"id": r.id, "kind": r.kind, "goldenset": r.goldenset_name,
+                           "config": r.config_name,
                            "created_at": r.created_at.isoformat(), "label": r.label,
                            "queries": r.n_queries, "metrics": r.metrics} for r in runs],
                          indent=2))
         return 0
-    rows = [{"id": r.id, "created": r.created_at.strftime("%Y-%m-%d %H:%M"),
+    rows = [{"id": r.id, "created": r.created_at.strftime("%Y-%m-%d %H:%M"), "kind": r.kind,
              "goldenset": r.goldenset_name, "config": r.config_name, "queries": r.n_queries,
-             metric: r.metrics.get(metric, "-"), "label": r.label} for r in runs]
-    print(_table(rows, ["id", "created", "goldenset", "config", "queries", metric, "label"])
-          if rows else "no evaluation runs stored yet")
+             metric: r.metrics.get(metric, r.metrics.get("accuracy", "-")
+                                   if r.kind == "answers" else "-"),
+             "label": r.label} for r in runs]
+    print(_table(rows, ["id", "created", "kind", "goldenset", "config", "queries", metric,
+                        "label"]) if rows else "no evaluation runs stored yet")
     return 0
 
 
@@ -135,7 +183,8 @@ def cmd_compare(a) -> int:
     from eval.store import get_run
 
     rs = _rs()
-    ra, rb = get_run(rs, a.run_a), get_run(rs, a.run_b)
+    ra = get_run(rs, a.run_a, scope=Scope.everything())
+    rb = get_run(rs, a.run_b, scope=Scope.everything())
     c = compare_runs(ra, rb, _names(a.metrics) or None, alpha=a.alpha)
     for n in c.notes:
         _err(f"note: {n}")
@@ -160,13 +209,13 @@ def cmd_compare(a) -> int:
 
 def cmd_gate(a) -> int:
     from eval import service
-    from eval.gate import load_floors, violations
+    from eval.gate import answer_violations, load_answer_floors, load_floors, violations
 
     fl = load_floors(a.floors) if a.floors else load_floors()
     rs = _rs()
     gs, _ = service.resolve_goldenset(rs, str(fl.goldenset))
     bar = _Progress(a.quiet, "query")
-    report, _ = service.run(rs, gs, list(fl.floors), metrics=[
+    report, _ = service.run(rs, gs, list(fl.floors), scope=Scope.everything(), metrics=[
         m for m in fl.metrics if "@" in m or m == "map"], collections=[fl.collection]
         if fl.collection else None, traces=False, store=not a.no_store, label="gate",
         on_progress=bar)
@@ -174,11 +223,21 @@ def cmd_gate(a) -> int:
     for w in report.warnings:
         _err(f"warning: {w}")
     bad = violations(report.summary(), fl)
+    answer_floors = load_answer_floors(a.floors) if a.floors else load_answer_floors()
+    if answer_floors is not None:
+        from eval.answer_set import load_answer_goldenset
+        from eval.answers import evaluate_answers
+
+        ar = evaluate_answers(rs, load_answer_goldenset(answer_floors.goldenset),
+                              provider=answer_floors.provider)
+        bad += answer_violations(ar.metrics, answer_floors)
     for line in bad:
         print(f"FAIL {line}")
     if not bad:
-        n = sum(len(f) for f in fl.floors.values())
-        print(f"gate passed: {n} metric floors held on goldenset {gs.name}")
+        n = sum(len(f) for f in fl.floors.values()) + (
+            len(answer_floors.floors) if answer_floors is not None else 0)
+        print(f"gate passed: {n} metric floors held on goldenset {gs.name}"
+              + (" and the answer benchmark" if answer_floors is not None else ""))
     return 1 if bad else 0
 
 
@@ -196,7 +255,7 @@ def cmd_goldensets(a) -> int:
 
     rows = [{"name": g.name, "queries": g.n_queries, "doc_key": g.doc_key,
              "collection": g.collection or "", "edited": "yes" if g.edited else "",
-             "source": g.source} for g in list_goldensets(_rs())]
+             "source": g.source} for g in list_goldensets(_rs(), scope=Scope.everything())]
     print(_table(rows, ["name", "queries", "doc_key", "collection", "edited", "source"])
           if rows else "no goldensets stored yet")
     return 0
@@ -220,8 +279,8 @@ def cmd_export(a) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m eval", description=(
-        "Evaluate retrieval configurations on goldensets, import BEIR datasets, list and "
-        "compare stored runs, check the regression gate."))
+        "Evaluate retrieval configurations on goldensets, benchmark answers, import BEIR "
+        "datasets, list and compare stored runs, check the regression gate."))
     sub = p.add_subparsers(dest="cmd", required=True)
 
     r = sub.add_parser("run", help="evaluate configurations on a goldenset")
@@ -246,6 +305,27 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     r.set_defaults(fn=cmd_run)
 
+    an = sub.add_parser("answers", help="answer benchmark: ask an answer goldenset through "
+                        "the chat's answering path and score the answers")
+    an.add_argument("goldenset", help="an answer goldenset file, e.g. eval/answers_sample.yaml")
+    an.add_argument("--provider", "-p", default="extractive",
+                    help="any registered answer provider (default: extractive); an "
+                         "unavailable provider is an error, nothing is measured")
+    an.add_argument("--split", choices=["all", "tune", "test"], default="all",
+                    help="all questions, or the tuning / held-out half")
+    an.add_argument("--collection", action="append",
+                    help="answer from these collections (default: the goldenset's)")
+    an.add_argument("--max-tokens", type=int, default=None,
+                    help="answer length limit for generative providers (default: the chat "
+                         "session default)")
+    an.add_argument("--label", help="a note stored with the run")
+    an.add_argument("--no-store", action="store_true", help="do not store the run")
+    an.add_argument("--misses", action="store_true",
+                    help="list the questions answered wrongly (or not declined)")
+    an.add_argument("--json", action="store_true", help="print only the metrics as JSON")
+    an.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    an.set_defaults(fn=cmd_answers)
+
     b = sub.add_parser("import-beir", help="import a BEIR dataset folder")
     b.add_argument("dir", help="folder with corpus.jsonl, queries.jsonl, qrels/<split>.tsv")
     b.add_argument("--name", help="goldenset name (default: the folder name)")
@@ -257,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("runs", help="list stored evaluation runs, newest first")
     s.add_argument("--goldenset", help="only runs of this goldenset")
     s.add_argument("--limit", type=int, default=50)
-    s.add_argument("--metric", default="ndcg@10", help="metric column (default: ndcg@10)")
+    s.add_argument("--metric", default="ndcg@10",
+                   help="metric column (default: ndcg@10; answer runs show accuracy)")
+    s.add_argument("--kind", choices=["retrieval", "answers"], help="only runs of this kind")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_runs)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from backend.access import Scope
 from backend.retrieval import RetrievalParams
 from eval.goldenset import Goldenset
 from eval.runner import evaluate
@@ -26,7 +27,8 @@ class ConfigRun:
 def evaluate_configs(rs, gs: Goldenset, configs: dict[str, RetrievalParams], *,
                      metrics: list[str] = METRICS,
                      on_progress: Callable[[int, int], None] | None = None) -> dict[str, ConfigRun]:
-    report = evaluate(rs, gs, configs, metrics=list(metrics), contexts=False,
+    report = evaluate(rs, gs, configs, scope=Scope.everything(), metrics=list(metrics),
+                      contexts=False,
                       on_progress=(lambda d, t, _label: on_progress(d, t)) if on_progress
                       else None)
     return {name: ConfigRun(name, c.params, c.run, c.metrics,

@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from sqlalchemy import func, select
 
-from backend.retrieval import RetrievalParams, RetrievalResult, Retriever
+from backend.access import Scope, scoped_counts
+from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
 from backend.store import repo
 from backend.store.models import CollectionDocument, Collection, Document
 from eval.context_metrics import context_scores
@@ -90,7 +91,7 @@ class DocKeys:
         q = select(Document.id, Document.filename, Document.source_uri, Document.meta).where(
             Document.status == "active")
         with rs.store.session() as s:
-            if collections:
+            if collections is not None:  # [] (a scope that reads nothing): no document
                 for c in collections:
                     repo.get_collection(s, c)  # NotFound names the known collections
                 q = q.where(Document.id.in_(
@@ -98,7 +99,7 @@ class DocKeys:
                         Collection, Collection.id == CollectionDocument.collection_id)
                     .where(Collection.name.in_(collections))))
             rows = s.execute(q).all()
-            self.whole_corpus = not collections or len(rows) == s.scalar(
+            self.whole_corpus = collections is None or len(rows) == s.scalar(
                 select(func.count()).select_from(Document).where(Document.status == "active"))
         self.by_id = {i: self._key(fn, uri, meta) for i, fn, uri, meta in rows}
         self.known = set(self.by_id.values())
@@ -172,12 +173,21 @@ def ir_metrics(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]
             {qid: {m: round(float(per[m].get(qid, 0.0)), 6) for m in metrics} for qid in run})
 
 
-def index_metadata(rs, collections: list[str] | None) -> dict[str, Any]:
-    """How the evaluated indexes were built: stored with every run."""
+def index_metadata(rs, collections: list[str] | None,
+                   scope: Scope | None = None) -> dict[str, Any]:
+    """How the evaluated indexes were built: stored with every run. `scope_collections`:
+    the collections the run could search (who may see the run: eval/store.py); counts are
+    those of the scope, and the index build data (whose counts cover every collection) is
+    kept for an unrestricted scope only."""
+    scope = scope or Scope.everything()
     with rs.store.session() as s:
-        metas = {n: repo.get_index_meta(s, n) for n in ("vector", "keyword")}
-        counts = repo.counts(s)
-    out: dict[str, Any] = {"collections": collections, "counts": counts}
+        metas = {n: repo.get_index_meta(s, n) for n in ("vector", "keyword")} \
+            if scope.unrestricted else {}
+        counts = scoped_counts(s, scope)
+        searched = collections if collections is not None else \
+            [c.name for c, _ in repo.list_collections(s)]
+    out: dict[str, Any] = {"collections": collections, "counts": counts,
+                           "scope_collections": sorted(searched)}
     for name, m in metas.items():
         if m is not None:
             out[name] = {"backend": m.backend, "params": m.params, "chunks": m.chunk_count,
@@ -185,22 +195,25 @@ def index_metadata(rs, collections: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def evaluate(rs, gs: Goldenset, configs: dict[str, RetrievalParams], *,
+def evaluate(rs, gs: Goldenset, configs: dict[str, RetrievalParams], *, scope: Scope,
              metrics: list[str] | None = None, collections: list[str] | None = None,
              traces: bool | None = False, contexts: bool = True, judge=None,
+             owner: TraceOwner | None = None,
              on_progress: Progress | None = None) -> EvalReport:
-    """Run every configuration over the goldenset. `collections` (default: the goldenset's)
-    restricts both the retrieval and the documents judgements may name. `traces`: store a
-    retrieval trace per query (for the query-debug page); None = only up to TRACE_LIMIT
-    retrievals."""
+    """Run every configuration over the goldenset within `scope` (who runs it; ACL before
+    retrieval: the readable collections are the corpus). `collections` (default: the
+    goldenset's) restricts both the retrieval and the documents judgements may name; one
+    outside the scope is an unknown collection. `traces`: store a retrieval trace per
+    query (for the query-debug page); None = only up to TRACE_LIMIT retrievals. `owner`:
+    whom the traces belong to (default: system "eval", admins only)."""
     metrics = list(metrics or DEFAULT_METRICS)
     if not configs:
         raise GoldensetError("no configuration to evaluate")
-    collections = collections or ([gs.collection] if gs.collection else None)
+    collections = scope.collections(collections or ([gs.collection] if gs.collection else None))
     keys = DocKeys(rs, gs.doc_key, collections)
     queries, qrels, warns = check_goldenset(gs, keys)
     report = EvalReport(gs, {}, qrels, warns, metric_names=list(metrics),
-                        index_meta=index_metadata(rs, collections))
+                        index_meta=index_metadata(rs, collections, scope))
     has_refs = contexts and any(q.reference_contexts for q in queries)
     if traces is None:
         traces = len(queries) * len(configs) <= TRACE_LIMIT
@@ -222,7 +235,7 @@ def evaluate(rs, gs: Goldenset, configs: dict[str, RetrievalParams], *,
     embs = []
     for i in range(0, len(queries), EMBED_BATCH):
         part = queries[i:i + EMBED_BATCH]
-        embs.extend(rs.embedder.encode([q.question for q in part]))
+        embs.extend(rs.embedder.encode_queries([q.question for q in part]))
         for _ in part:
             tick("embedding queries")
     retriever = Retriever(rs)
@@ -236,7 +249,8 @@ def evaluate(rs, gs: Goldenset, configs: dict[str, RetrievalParams], *,
         extra: dict[str, dict[str, float]] = {}
         degraded: Counter[str] = Counter()
         for q, emb in zip(queries, embs):
-            res = retriever.retrieve(q.question, p, query_embedding=emb)
+            res = retriever.retrieve(q.question, p, query_embedding=emb, scope=scope,
+                                     owner=owner or TraceOwner.system("eval"))
             degraded.update(set(res.warnings))
             per[q.id] = QueryResult(q.id, q.question, {}, doc_ranking(res, keys), qrels[q.id],
                                     res.trace.id if traces else None, res.trace.total_ms)

@@ -1,12 +1,14 @@
 """What the CLI and the evaluation page call: resolve a goldenset, run and store an evaluation,
-search documents for the goldenset editor. No Streamlit here."""
+search documents for the goldenset editor. No Streamlit here. Runs and searches take the
+caller's Scope (backend/access.py): the CLI's operator passes `Scope.everything()`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from backend.retrieval import RetrievalParams, Retriever
+from backend.access import Scope
+from backend.retrieval import RetrievalParams, Retriever, TraceOwner
 from eval.configs import resolve
 from eval.goldenset import Goldenset, GoldensetError
 from eval.runner import DocKeys, EvalReport, evaluate
@@ -48,17 +50,19 @@ def import_bundled(rs, path: Path) -> Goldenset:
     return gs
 
 
-def run(rs, gs: Goldenset, config_names: list[str], *, metrics: list[str] | None = None,
+def run(rs, gs: Goldenset, config_names: list[str], *, scope: Scope,
+        metrics: list[str] | None = None,
         collections: list[str] | None = None, traces: bool | None = None,
-        judge: str | None = None,
+        judge: str | None = None, owner: TraceOwner | None = None,
         store: bool = True, label: str = "",
         on_progress: Callable[[int, int, str], None] | None = None
         ) -> tuple[EvalReport, list[int]]:
     from eval.judge import make_judge
 
     configs = resolve(config_names)
-    report = evaluate(rs, gs, configs, metrics=metrics, collections=collections, traces=traces,
-                      judge=make_judge(rs, judge), on_progress=on_progress)
+    report = evaluate(rs, gs, configs, scope=scope, metrics=metrics, collections=collections,
+                      traces=traces,
+                      judge=make_judge(rs, judge), owner=owner, on_progress=on_progress)
     ids = save_report(rs, report, label=label) if store else []
     return report, ids
 
@@ -84,16 +88,17 @@ class DocCandidate:
     snippet: str
 
 
-def search_documents(rs, gs: Goldenset, text: str, *, limit: int = 10,
+def search_documents(rs, gs: Goldenset, text: str, *, scope: Scope, limit: int = 10,
                      collections: list[str] | None = None) -> list[DocCandidate]:
-    """Documents for a question, for marking relevant ones in the goldenset editor."""
+    """Documents for a question (among those `scope` may read), for marking relevant ones
+    in the goldenset editor."""
     if not text.strip():
         return []
-    collections = collections or ([gs.collection] if gs.collection else None)
+    collections = scope.collections(collections or ([gs.collection] if gs.collection else None))
     keys = DocKeys(rs, gs.doc_key, collections)
     p = RetrievalParams(policy="document_first", k=limit * 2, inventory="off",
                         collections=collections)
-    res = Retriever(rs).retrieve(text, p)
+    res = Retriever(rs).retrieve(text, p, scope=scope)
     best = {}
     for h in res.hits:
         best.setdefault(h.document_id, h)

@@ -1,9 +1,17 @@
-"""Goldensets and evaluation runs in the metadata store (tables of migration 0005).
+"""Goldensets and evaluation runs in the metadata store (tables of migrations 0005, 0008).
 
 Goldensets are stored by name with their questions as JSON; the evaluation page edits them and
 `python -m eval run FILE` registers a file's goldenset under its name. A run is one
 configuration evaluated on one goldenset: configuration, index metadata, aggregated metrics and
-one result row per query; the configurations of one invocation share a `batch` id."""
+one result row per query; the configurations of one invocation share a `batch` id. Answer runs
+(`python -m eval answers`, kind "answers") use the same tables: the provider is the
+configuration, each result keeps the answer in `details`.
+
+Who sees what (ACL, backend/access.py): a goldenset tied to a collection is visible to those
+who may read that collection (one without a collection: to everyone); a run is visible to
+those who may read every collection it searched (`index_meta["scope_collections"]`; runs
+from before knowledge bases: the collections they name, or, for the whole corpus, every
+collection there is now). Hidden ones are reported like missing ones."""
 from __future__ import annotations
 
 import uuid
@@ -11,9 +19,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 
+from backend.access import Scope
 from backend.store.eval_models import EvalGoldenset, EvalResult, EvalRun
+from backend.store.models import Collection
 from backend.store.models import utcnow
 from eval.goldenset import (
     Goldenset,
@@ -69,23 +79,32 @@ def save_goldenset(rs, gs: Goldenset, *, source: str = "", edited: bool = False)
         return row.id
 
 
-def get_goldenset(rs, name: str) -> Goldenset:
+def _goldenset_visible(scope: Scope | None, collection: str | None) -> bool:
+    return scope is None or not collection or scope.can_read(collection)
+
+
+def get_goldenset(rs, name: str, *, scope: Scope | None = None) -> Goldenset:
+    """The stored goldenset; GoldensetError when there is none of that name or `scope`
+    may not see it (None: no check, for the write paths that got the name from a
+    listing)."""
     with rs.store.session() as s:
         row = s.scalar(select(EvalGoldenset).where(EvalGoldenset.name == name))
-        if row is None:
-            known = list(s.scalars(select(EvalGoldenset.name).order_by(EvalGoldenset.name)))
+        if row is None or not _goldenset_visible(scope, row.collection):
+            known = [n for n, c in s.execute(select(EvalGoldenset.name, EvalGoldenset.collection)
+                                             .order_by(EvalGoldenset.name))
+                     if _goldenset_visible(scope, c)]
             raise GoldensetError(f"no goldenset named '{name}' (known: "
                                  f"{', '.join(known) or 'none'}); give a file path or "
                                  f"import one with `python -m eval import-beir`")
         return _to_goldenset(row)
 
 
-def list_goldensets(rs) -> list[GoldensetInfo]:
+def list_goldensets(rs, *, scope: Scope) -> list[GoldensetInfo]:
     with rs.store.session() as s:
         rows = s.scalars(select(EvalGoldenset).order_by(EvalGoldenset.name)).all()
         return [GoldensetInfo(r.name, r.description, r.doc_key, r.collection, r.source,
                               len(r.queries or []), r.updated_at, r.edited_at is not None)
-                for r in rows]
+                for r in rows if _goldenset_visible(scope, r.collection)]
 
 
 def delete_goldenset(rs, name: str) -> None:
@@ -156,6 +175,7 @@ class RunInfo:
     duration_s: float
     label: str
     created_at: datetime
+    kind: str = "retrieval"
 
 
 @dataclass
@@ -167,6 +187,7 @@ class ResultRow:
     relevant: dict[str, int]
     trace_id: str | None
     latency_ms: float
+    details: dict | None = None
 
 
 @dataclass
@@ -178,7 +199,7 @@ class StoredRun:
 def _info(r: EvalRun) -> RunInfo:
     return RunInfo(r.id, r.batch, r.goldenset_name, r.goldenset_sha, r.config_name, r.params,
                    r.index_meta, r.metrics, r.n_queries, r.warnings, r.duration_s, r.label,
-                   r.created_at)
+                   r.created_at, r.kind or "retrieval")
 
 
 def save_report(rs, report, *, label: str = "") -> list[int]:
@@ -205,27 +226,89 @@ def save_report(rs, report, *, label: str = "") -> list[int]:
     return ids
 
 
-def list_runs(rs, goldenset: str | None = None, limit: int = 200) -> list[RunInfo]:
-    """Newest first."""
-    q = select(EvalRun).order_by(EvalRun.created_at.desc(), EvalRun.id.desc()).limit(limit)
+def save_answer_report(rs, report, *, label: str = "") -> int:
+    """Store an answer benchmark (eval/answers.py) as one run of kind "answers": the provider
+    as its configuration, the aggregated metrics, one result per question with the answer in
+    `details`. Returns the run id."""
+    from eval.answers import cited_numbers
+    from eval.runner import index_metadata
+
+    gs = report.goldenset
+
+    with rs.store.session() as s:
+        run = EvalRun(kind="answers", batch=str(uuid.uuid4()), goldenset_id=None,
+                      goldenset_name=gs.name, goldenset_sha=gs.sha256(),
+                      config_name=report.provider[:100],
+                      params={"provider": report.provider, "split": report.split,
+                              "max_tokens": report.max_tokens,
+                              "chat_expand": rs.settings.chat_expand,
+                              "chat_min_score": rs.settings.chat_min_score,
+                              "chat_inventory_cutoff": rs.settings.chat_inventory_cutoff},
+                      index_meta=index_metadata(rs, [gs.collection] if gs.collection else None),
+                      metrics=report.metrics, n_queries=len(report.results),
+                      warnings=list(report.warnings), duration_s=report.duration_s,
+                      label=label[:200])
+        s.add(run)
+        s.flush()
+        for r in report.results:
+            a, q = r.answer, r.question
+            by_n = {src["n"]: src.get("filename") for src in a.sources}
+            cited = [by_n[n] for n in dict.fromkeys(cited_numbers(a.text)) if n in by_n]
+            s.add(EvalResult(
+                run_id=run.id, query_id=q.id, question=q.question, metrics=r.metrics,
+                ranking=[[src.get("filename"), round(1.0 / src["n"], 6)] for src in a.sources],
+                relevant={d: 1 for d in dict.fromkeys([x.doc for x in q.support] + q.documents)},
+                trace_id=a.trace_id, latency_ms=a.latency_ms,
+                details={"type": q.type, "language": q.language, "split": q.split,
+                         "answer": a.text, "mode": a.mode, "cited_documents": cited,
+                         "expected": q.answers, "fallback": a.fallback}))
+        return run.id
+
+
+def _run_visible(s, scope: Scope, index_meta: dict | None) -> bool:
+    if scope.unrestricted:
+        return True
+    meta = index_meta or {}
+    searched = meta.get("scope_collections")
+    if searched is None:
+        searched = meta.get("collections")
+    if searched is None:  # the whole corpus, before knowledge bases
+        searched = list(s.scalars(select(Collection.name)))
+    return all(scope.can_read(c) for c in searched)
+
+
+def list_runs(rs, goldenset: str | None = None, limit: int = 200,
+              kind: str | None = "retrieval", *, scope: Scope) -> list[RunInfo]:
+    """The newest runs `scope` may see, newest first; `kind` None: runs of every kind."""
+    q = select(EvalRun).order_by(EvalRun.created_at.desc(), EvalRun.id.desc())
+    if scope.unrestricted:
+        q = q.limit(limit)
     if goldenset:
         q = q.where(EvalRun.goldenset_name == goldenset)
+    if kind:
+        q = q.where(EvalRun.kind == kind)
+    out: list[RunInfo] = []
     with rs.store.session() as s:
-        return [_info(r) for r in s.scalars(q)]
+        for r in s.scalars(q):
+            if _run_visible(s, scope, r.index_meta):
+                out.append(_info(r))
+                if len(out) >= limit:
+                    break
+    return out
 
 
-def get_run(rs, run_id: int) -> StoredRun:
+def get_run(rs, run_id: int, *, scope: Scope) -> StoredRun:
+    """RunNotFound for a missing run and for one `scope` may not see alike."""
     with rs.store.session() as s:
         r = s.get(EvalRun, int(run_id))
-        if r is None:
-            n = s.scalar(select(func.count()).select_from(EvalRun))
-            raise RunNotFound(f"no evaluation run with id {run_id} ({n} runs stored; "
-                              f"`python -m eval runs` lists them)")
+        if r is None or not _run_visible(s, scope, r.index_meta):
+            raise RunNotFound(f"no evaluation run with id {run_id} "
+                              f"(`python -m eval runs` lists them)")
         rows = s.scalars(select(EvalResult).where(EvalResult.run_id == r.id)
                          .order_by(EvalResult.id)).all()
         return StoredRun(_info(r), {x.query_id: ResultRow(
-            x.query_id, x.question, x.metrics, x.ranking, x.relevant, x.trace_id, x.latency_ms)
-            for x in rows})
+            x.query_id, x.question, x.metrics, x.ranking, x.relevant, x.trace_id, x.latency_ms,
+            x.details) for x in rows})
 
 
 def delete_run(rs, run_id: int) -> None:

@@ -1,8 +1,10 @@
-"""Tables the evaluation page shows, built from stored runs (plain data, no Streamlit)."""
+"""Tables the evaluation page shows, built from stored runs (plain data, no Streamlit). Every
+function takes the reader's Scope: runs it may not see are left out (eval/store.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from backend.access import Scope
 from eval.store import StoredRun, get_run, list_runs
 
 
@@ -23,10 +25,10 @@ class Batch:
         return f"{self.created_at:%Y-%m-%d %H:%M} · {names}{lab}"
 
 
-def batches(rs, goldenset: str, limit: int = 30) -> list[tuple[str, str]]:
+def batches(rs, goldenset: str, limit: int = 30, *, scope: Scope) -> list[tuple[str, str]]:
     """(batch id, title) of a goldenset's recent batches, newest first."""
     seen: dict[str, list] = {}
-    for r in list_runs(rs, goldenset, limit=limit * 6):
+    for r in list_runs(rs, goldenset, limit=limit * 6, scope=scope):
         seen.setdefault(r.batch, []).append(r)
     out = []
     for b, runs in list(seen.items())[:limit]:
@@ -37,12 +39,12 @@ def batches(rs, goldenset: str, limit: int = 30) -> list[tuple[str, str]]:
     return out
 
 
-def load_batch(rs, goldenset: str, batch: str) -> Batch | None:
-    infos = sorted((r for r in list_runs(rs, goldenset, limit=2000) if r.batch == batch),
-                   key=lambda r: r.id)
+def load_batch(rs, goldenset: str, batch: str, *, scope: Scope) -> Batch | None:
+    infos = sorted((r for r in list_runs(rs, goldenset, limit=2000, scope=scope)
+                    if r.batch == batch), key=lambda r: r.id)
     if not infos:
         return None
-    runs = [get_run(rs, r.id) for r in infos]
+    runs = [get_run(rs, r.id, scope=scope) for r in infos]
     return Batch(batch, goldenset, infos[0].created_at, infos[0].label, runs)
 
 
@@ -88,13 +90,13 @@ def query_rows(run: StoredRun, metrics: list[str]) -> list[dict]:
     return rows
 
 
-def history_rows(rs, goldenset: str, limit: int = 500) -> list[dict]:
+def history_rows(rs, goldenset: str, limit: int = 500, *, scope: Scope) -> list[dict]:
     return [{"run": r.id, "created_at": r.created_at, "configuration": r.config_name,
              "label": r.label, **r.metrics}
-            for r in reversed(list_runs(rs, goldenset, limit))]
+            for r in reversed(list_runs(rs, goldenset, limit, scope=scope))]
 
 
-def run_choices(rs, goldenset: str, limit: int = 200) -> dict[int, str]:
+def run_choices(rs, goldenset: str, limit: int = 200, *, scope: Scope) -> dict[int, str]:
     return {r.id: f"#{r.id} · {r.config_name} · {r.created_at:%Y-%m-%d %H:%M}"
                   + (f" · {r.label}" if r.label else "")
-            for r in list_runs(rs, goldenset, limit)}
+            for r in list_runs(rs, goldenset, limit, scope=scope)}
