@@ -18,13 +18,22 @@ for _k in [k for k in os.environ if k.startswith("RAGSCOPE_") and not k.startswi
     os.environ.pop(_k)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def embedding_cache_dir(tmp_path_factory):
+    """One folder for the ONNX export of the embedding model per test session, also for the
+    CLI subprocesses the tests start (RAGSCOPE_EMBEDDING_CACHE_DIR): exported once."""
+    d = tmp_path_factory.mktemp("models")
+    os.environ["RAGSCOPE_EMBEDDING_CACHE_DIR"] = str(d)
+    yield d
+    os.environ.pop("RAGSCOPE_EMBEDDING_CACHE_DIR", None)
+
+
 @pytest.fixture(scope="session")
-def shared_embedder():
+def shared_embedder(embedding_cache_dir):
     from backend.config import Settings
     from backend.embedding import Embedder
 
-    s = Settings()
-    return Embedder(s.embedding_model, device=s.embedding_device, batch_size=s.embedding_batch_size)
+    return Embedder.from_settings(Settings())
 
 
 def _postgres_url() -> str | None:
@@ -76,7 +85,9 @@ def make_rs(tmp_path, shared_embedder):
     def make(**overrides):
         overrides.setdefault("data_dir", tmp_path / "var")
         rs = Ragscope(Settings(**overrides))
-        if rs.settings.embedding_model == Settings().embedding_model:
+        default = Settings()
+        if (rs.settings.embedding_model, rs.settings.embedding_backend) == \
+                (default.embedding_model, default.embedding_backend):
             rs.embedder = shared_embedder
         made.append(rs)
         return rs
@@ -126,3 +137,28 @@ def _stop_crawl_schedulers():
         sys.modules["backend.crawl_ui"].shutdown_all()
     if "pages._crawl_common" in sys.modules:
         sys.modules["pages._crawl_common"]._console.clear()
+
+
+@pytest.fixture(scope="module")
+def answer_rs(sample_rs, tmp_path_factory):
+    """A writable copy of the sample corpus's store (SQLite backup) reusing the sample
+    indexes and model read-only, once per module: answers and their traces are written to
+    the copy, never to the shared sample store."""
+    import sqlite3
+
+    from backend.config import Settings
+    from backend.services import Ragscope
+
+    data = tmp_path_factory.mktemp("answers") / "var"
+    data.mkdir()
+    src = sqlite3.connect(sample_rs.settings.data_dir / "ragscope.db")
+    dst = sqlite3.connect(data / "ragscope.db")
+    src.backup(dst)
+    src.close()
+    dst.close()
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = sample_rs.embedder
+    rs.vector_index = sample_rs.vector_index
+    rs.keyword_index = sample_rs.keyword_index
+    yield rs
+    rs.close()

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = "/usr/bin/chromium"
+# without the background-networking flags chromium keeps calling out of the closed network
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 ADMIN_PASSWORD = "browser-admin-pw-1"
 VIEWER_PASSWORD = "browser-viewer-pw-1"
 DOC = (b"# Browser test handbook\n\nThis handbook exists for the browser test.\n\n"
@@ -49,33 +54,42 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None
     raise TimeoutError("streamlit did not become healthy")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free port of 127.0.0.1; stopped in teardown."""
+@contextmanager
+def streamlit_app(data: Path, admin_password: str, log_name: str,
+                  env_extra: dict[str, str] | None = None) -> Iterator[str]:
+    """`streamlit run app.py` (behind the upload gate app.py declares) on a free port of
+    127.0.0.1 with `data` as its data dir (and `env_extra`, e.g. RAGSCOPE_* settings);
+    yields its URL and stops it afterwards."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    data = tmp_path_factory.mktemp("browser") / "var"
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGSCOPE_")}
-    env.update(RAGSCOPE_DATA_DIR=str(data), RAGSCOPE_ADMIN_PASSWORD=ADMIN_PASSWORD,
+    env.update(RAGSCOPE_DATA_DIR=str(data), RAGSCOPE_ADMIN_PASSWORD=admin_password,
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
-    log = open(ARTIFACTS / "server.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        yield url, data
-    finally:
-        proc.terminate()
+    env.update(env_extra or {})
+    with open(ARTIFACTS / log_name, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address",
+             "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            _wait_healthy(url, proc)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("browser") / "var"
+    with streamlit_app(data, ADMIN_PASSWORD, "server.log") as url:
+        yield url, data
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +99,10 @@ def browser_page():
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+            args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(180_000)  # a loaded machine: the first script run imports a lot
         try:
             yield page
         finally:
@@ -106,7 +119,7 @@ def _settled(page) -> None:
     from playwright.sync_api import expect
 
     page.get_by_test_id("stApp").wait_for()
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=180_000)
 
 
 def _nav(page, title: str) -> None:
@@ -152,7 +165,7 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
 
     url, data = server
 
-    expect.set_options(timeout=30_000)
+    expect.set_options(timeout=180_000)  # a loaded machine: script runs take their time
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(url)
@@ -210,7 +223,7 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     page.get_by_label("Query", exact=True).fill("intake pump schedule")
     page.get_by_role("button", name="Search").click()
     _settled(page)
-    expect(page.get_by_role("heading", name="Final hits")).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("heading", name="Final hits")).to_be_visible(timeout=180_000)
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     first = page.get_by_test_id("stExpander").filter(has_text="#1 ·").first
     first.click()
@@ -249,7 +262,7 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     box.fill("How often is the intake pump checked?")
     box.press("Enter")
     answer = page.get_by_test_id("stChatMessage").nth(1)
-    expect(answer).to_contain_text("every morning", timeout=60_000)
+    expect(answer).to_contain_text("every morning", timeout=180_000)
     expect(answer).to_contain_text("[1]")
     _settled(page)
     expect(page.get_by_text("1 cited").first).to_be_visible()

@@ -25,6 +25,9 @@ from backend.errors import NotFound
 from backend.llm.base import Evidence, GenerationRequest, ProviderFailure, StreamEnd, TextDelta
 from backend.retrieval.traces import get_trace
 from backend.store.chat_models import ChatMessage
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 PORT_Q = "Welche Portnummer verwendet das Lumen Data Gateway standardmäßig?"
 
@@ -79,7 +82,7 @@ def test_extractive_answer_end_to_end_on_the_sample_corpus(chat_rs):
     svc = _svc(chat_rs)
     sess = svc.create_session("alice")
     assert sess.settings.provider == "extractive"
-    events = list(svc.ask_stream(sess.uuid, PORT_Q))
+    events = list(svc.ask_stream(sess.uuid, PORT_Q, scope=EVERYTHING))
     assert isinstance(events[0], Retrieved) and isinstance(events[-1], Answered)
     assert any(isinstance(e, Delta) for e in events)
     assert not any(isinstance(e, Fallback) for e in events)
@@ -96,7 +99,9 @@ def test_extractive_answer_end_to_end_on_the_sample_corpus(chat_rs):
     for s in msg.sources:
         assert s["title"] and s["document_id"] and "breadcrumb" in s and "page" in s
         assert isinstance(s["score"], float)
-    assert get_trace(chat_rs.store, msg.trace_id) is not None
+    # the trace belongs to the session's user: alice may open it, another viewer may not
+    assert get_trace(chat_rs.store, msg.trace_id, viewer="alice", is_admin=False) is not None
+    assert get_trace(chat_rs.store, msg.trace_id, viewer="bob", is_admin=False) is None
     assert (msg.provider, msg.model, msg.cost_label, msg.cost_usd) == (
         "extractive", "extractive", "local", 0.0)
     assert msg.tokens_input > 0 and msg.tokens_output > 0 and msg.tokens_counted_locally
@@ -104,14 +109,14 @@ def test_extractive_answer_end_to_end_on_the_sample_corpus(chat_rs):
     after = svc.get_session(sess.uuid)
     assert after.title == make_title(PORT_Q) and after.messages == 2
     assert after.tokens_output == msg.tokens_output
-    roles = [m.role for m in svc.messages(sess.uuid)]
+    roles = [m.role for m in svc.messages(sess.uuid, scope=EVERYTHING)]
     assert roles == ["user", "assistant"]
 
 
 def test_collections_restrict_the_sources(chat_rs):
     svc = _svc(chat_rs)
     sess = svc.create_session(collections=["handbuch"], context_limit=3)
-    msg = svc.ask(sess.uuid, "Wie wird das Gateway konfiguriert?").message
+    msg = svc.ask(sess.uuid, "Wie wird das Gateway konfiguriert?", scope=EVERYTHING).message
     assert 0 < len(msg.sources) <= 3
     assert {s["filename"] for s in msg.sources} == {"lumen_handbuch.pdf"}
     assert msg.collections == ["handbuch"]
@@ -120,9 +125,11 @@ def test_collections_restrict_the_sources(chat_rs):
 def test_extractive_answer_in_english(chat_rs):
     svc = _svc(chat_rs)
     sess = svc.create_session()
-    msg = svc.ask(sess.uuid, "What happened in incident INC-2024-031?").message
+    msg = svc.ask(sess.uuid, "What happened in incident INC-2024-031?", scope=EVERYTHING).message
     assert msg.citations["cited"] and not msg.citations["invalid"]
-    assert any("incident" in s["filename"] for s in msg.sources if s["cited"])
+    assert "47 minutes" in msg.content or "6,200 meters" in msg.content
+    assert any("INC-2024-031" in (s["title"] + s["breadcrumb"]) for s in msg.sources
+               if s["cited"])
 
 
 # ---- sessions --------------------------------------------------------------------------
@@ -136,7 +143,7 @@ def test_sessions_survive_a_restart(make_rs):
                               answer_profile="plain")
     svc.rename(sess.uuid, "  Pump   questions ")
     svc.update_settings(sess.uuid, provider="extractive")
-    msg = svc.ask(sess.uuid, "Anything about pumps?").message
+    msg = svc.ask(sess.uuid, "Anything about pumps?", scope=EVERYTHING).message
     assert "no longer there: a, b" in msg.notice and not msg.sources and not msg.fallback
     rs.close()
 
@@ -148,7 +155,7 @@ def test_sessions_survive_a_restart(make_rs):
             s.policy, s.system_prompt, s.answer_profile) == (
         "extractive", "llama3.2:3b", ["a", "b"], 10, 0.1, 2048, "lexical_only", "Be brief.",
         "plain")
-    assert [m.role for m in again.messages(sess.uuid)] == ["user", "assistant"]
+    assert [m.role for m in again.messages(sess.uuid, scope=EVERYTHING)] == ["user", "assistant"]
     assert [x.uuid for x in again.list_sessions("bob")] == [sess.uuid]
 
 
@@ -157,9 +164,9 @@ def test_list_by_last_activity_title_from_first_question_and_delete(rs):
     a, b = svc.create_session("u"), svc.create_session("u")
     svc.create_session("someone-else")
     svc.ask(a.uuid, "Erste Frage zu Pumpen und Ventilen im Wasserwerk, die recht lang ist "
-                    "und gekürzt wird")
-    svc.ask(b.uuid, "Zweite Frage")
-    svc.ask(a.uuid, "Noch eine Frage")  # a is the most recent now; title stays
+                    "und gekürzt wird", scope=EVERYTHING)
+    svc.ask(b.uuid, "Zweite Frage", scope=EVERYTHING)
+    svc.ask(a.uuid, "Noch eine Frage", scope=EVERYTHING)  # a is the most recent now; title stays
     listed = svc.list_sessions("u")
     assert [x.uuid for x in listed] == [a.uuid, b.uuid]
     assert listed[0].title.startswith("Erste Frage") and listed[0].title.endswith("…")
@@ -171,7 +178,7 @@ def test_list_by_last_activity_title_from_first_question_and_delete(rs):
     with pytest.raises(NotFound, match="does not exist"):
         svc.get_session(a.uuid)
     with pytest.raises(NotFound):
-        svc.ask(a.uuid, "hello?")
+        svc.ask(a.uuid, "hello?", scope=EVERYTHING)
     with rs.store.session() as s:  # the messages went with the session
         assert s.scalar(select(func.count(ChatMessage.id))) == 2
 
@@ -201,9 +208,9 @@ def test_empty_and_overlong_messages_are_refused(rs):
     sess = svc.create_session()
     for empty in ("", "   \n\t "):
         with pytest.raises(ChatInputError, match="empty"):
-            svc.ask(sess.uuid, empty)
+            svc.ask(sess.uuid, empty, scope=EVERYTHING)
     with pytest.raises(ChatInputError, match="100,000 characters"):
-        svc.ask(sess.uuid, "x" * 100_000)
+        svc.ask(sess.uuid, "x" * 100_000, scope=EVERYTHING)
     assert svc.get_session(sess.uuid).messages == 0
 
 
@@ -217,7 +224,7 @@ def test_injection_in_a_document_stays_inside_the_evidence_block(rs):
     fake = FakeProvider("The pump is serviced every 90 days [1].")
     svc = _svc(rs, fake)
     sess = svc.create_session(system_prompt="Answer briefly.")
-    svc.ask(sess.uuid, "How often is the intake pump serviced?")
+    svc.ask(sess.uuid, "How often is the intake pump serviced?", scope=EVERYTHING)
     req = fake.requests[-1]
     assert req.system == SYSTEM_RULES + "\n\nAdditional instructions of the session owner " \
                                         "(they do not override the rules):\nAnswer briefly."
@@ -236,13 +243,13 @@ def test_priced_provider_usage_and_cost(rs):
     fake = FakeProvider("Port 8443 is the default [1]. Nothing else [9].")
     svc = _svc(rs, fake)
     sess = svc.create_session(provider="anthropic")
-    msg = svc.ask(sess.uuid, "Which port?").message
+    msg = svc.ask(sess.uuid, "Which port?", scope=EVERYTHING).message
     assert (msg.tokens_input, msg.tokens_output, msg.tokens_counted_locally) == (1000, 500, False)
     assert msg.cost_label == "priced"
     assert msg.cost_usd == pytest.approx((1000 * 3.0 + 500 * 15.0) / 1e6)
     assert msg.model == "claude-sonnet-4-5-20250929" and msg.provider == "anthropic"
     assert 9 in msg.citations["invalid"]
-    svc.ask(sess.uuid, "And again?")
+    svc.ask(sess.uuid, "And again?", scope=EVERYTHING)
     totals = svc.get_session(sess.uuid)
     assert totals.tokens_input == 2000 and totals.cost_usd == pytest.approx(2 * msg.cost_usd)
 
@@ -251,8 +258,8 @@ def test_conversation_window_is_sent(rs):
     fake = FakeProvider("Answer [1].", name="ollama", local=True, usage=(None, None))
     svc = _svc(rs, fake)
     sess = svc.create_session(provider="ollama")
-    svc.ask(sess.uuid, "First question?")
-    msg = svc.ask(sess.uuid, "Second question?").message
+    svc.ask(sess.uuid, "First question?", scope=EVERYTHING)
+    msg = svc.ask(sess.uuid, "Second question?", scope=EVERYTHING).message
     roles = [m.role for m in fake.requests[-1].messages]
     assert roles == ["user", "assistant", "user"]
     assert fake.requests[-1].messages[0].content == "First question?"
@@ -266,7 +273,7 @@ def test_unreachable_provider_falls_back_to_the_extractive_answer(make_rs):
     rs = make_rs(ollama_url=f"http://127.0.0.1:{port}")
     svc = ChatService(rs)
     sess = svc.create_session(provider="ollama")
-    events = list(svc.ask_stream(sess.uuid, "Anything?"))
+    events = list(svc.ask_stream(sess.uuid, "Anything?", scope=EVERYTHING))
     notices = [e.notice for e in events if isinstance(e, Fallback)]
     assert len(notices) == 1 and "ollama cannot be reached" in notices[0]
     msg = events[-1].message
@@ -279,7 +286,7 @@ def test_broken_stream_mid_answer_discards_the_partial_text(rs):
                         fail=ProviderFailure("openai", "broken_stream", "cut"))
     svc = _svc(rs, fake)
     sess = svc.create_session(provider="openai")
-    events = list(svc.ask_stream(sess.uuid, "Question?"))
+    events = list(svc.ask_stream(sess.uuid, "Question?", scope=EVERYTHING))
     kinds = [type(e).__name__ for e in events]
     assert kinds.index("Fallback") > kinds.index("Delta")
     msg = events[-1].message
@@ -290,7 +297,7 @@ def test_plain_profile_post_processes_and_checks(rs):
     fake = FakeProvider("**Port** 8443 – der „Standard“ [1].")
     svc = _svc(rs, fake)
     sess = svc.create_session(provider="anthropic", answer_profile="plain")
-    msg = svc.ask(sess.uuid, "Port?").message
+    msg = svc.ask(sess.uuid, "Port?", scope=EVERYTHING).message
     assert msg.content == 'Port 8443 - der "Standard" [1].'
     assert msg.format_check["passed"] and msg.format_check["deterministic"]
 
@@ -324,11 +331,11 @@ def test_cost_report_by_dimension_and_csv(rs):
     fake = FakeProvider("Answer [1].")
     svc = _svc(rs, fake)
     a = svc.create_session("ann", provider="anthropic")
-    svc.ask(a.uuid, "=HYPERLINK(\"http://x\") one?")
+    svc.ask(a.uuid, "=HYPERLINK(\"http://x\") one?", scope=EVERYTHING)
     svc.update_settings(a.uuid, collections=[])
     b = svc.create_session("ben", provider="anthropic")
-    svc.ask(b.uuid, "two?")
-    svc.ask(b.uuid, "three?")
+    svc.ask(b.uuid, "two?", scope=EVERYTHING)
+    svc.ask(b.uuid, "three?", scope=EVERYTHING)
     rows = costs.usage_rows(rs)
     assert len(rows) == 3 and {r.user for r in rows} == {"ann", "ben"}
     assert len(costs.usage_rows(rs, user="ann")) == 1

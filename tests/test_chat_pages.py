@@ -14,6 +14,9 @@ from backend.chat import ChatService
 from backend.config import Settings
 from backend.services import Ragscope
 from tests.test_pages import build_data_dir, login_as, plain
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -77,7 +80,7 @@ def test_chat_answers_a_question_with_citations(monkeypatch, data, service):
     at.chat_input(key="chat.input").set_value(
         "Which configuration key replaced gateway.maxConn?").run()
     assert not at.exception, [e.value for e in at.exception]
-    msgs = service.messages(uuid)
+    msgs = service.messages(uuid, scope=EVERYTHING)
     assert [m.role for m in msgs] == ["user", "assistant"]
     answer = msgs[1]
     assert answer.citations["cited"] and not answer.citations["invalid"]
@@ -151,9 +154,9 @@ def test_costs_page_charts_and_csv(monkeypatch, data, service):
 
     priced = ChatService(service.rs, provider_factory=lambda n: FakeProvider("Answer [1]."))
     s1 = priced.create_session("viewer", provider="anthropic", collections=["samples"])
-    priced.ask(s1.uuid, "How expensive is this?")
+    priced.ask(s1.uuid, "How expensive is this?", scope=EVERYTHING)
     s2 = service.create_session("editor")
-    service.ask(s2.uuid, "What changed in version 3.2.0?")
+    service.ask(s2.uuid, "What changed in version 3.2.0?", scope=EVERYTHING)
 
     at = page(monkeypatch, data, "costs", user="admin")
     assert at.get("plotly_chart") and len(at.get("plotly_chart")) == 3
@@ -165,3 +168,68 @@ def test_costs_page_charts_and_csv(monkeypatch, data, service):
 
     viewer = page(monkeypatch, data, "costs", user="viewer")
     assert [m.value for m in viewer.metric][:1] == ["1"]  # only the viewer's own answers
+
+
+# ---- document text in answers is text (issue 10, finding 14) -----------------------------
+
+HOSTILE_TXT = (
+    "Intake pump handbook\n\n"
+    "The intake pump vendor is http://evil.example/vendor or www.evil.example with "
+    ":material/home: and :red[alarm] and $x^2$ and <img src=x onerror=alert(1)> notes.\n\n"
+    "The intake pump manual is at [the manual](http://evil.example/manual) and "
+    "[[nested](http://a.example)](http://b.example) for every intake pump.\n\n"
+    "The intake pump diagram ![diagram](http://127.0.0.1:9/p.png) shows the intake pump at "
+    "<http://auto.example/x> clearly.\n"
+).encode()
+CONSTRUCTS = ("](http://", "![", "<http://", "http://evil.example/vendor", "www.evil.example",
+              ":material/home:", ":red[", "$x^2$", "<img")
+
+
+def _answer_element(at: AppTest, start: str):
+    """The markdown element that shows the stored answer: the one starting with `start`."""
+    shown = [m for m in at.markdown if plain(m.value).startswith(start)]
+    assert shown, [m.value[:60] for m in at.markdown]
+    return shown[0]
+
+
+def test_document_links_images_and_urls_in_an_extractive_answer_stay_text(
+        monkeypatch, data, service):
+    from backend.ingest.service import Ingestor
+    from tests.streamlit_markdown import hazards, rendered_text
+
+    assert Ingestor(service.rs).ingest_bytes(HOSTILE_TXT, "pump_links.txt",
+                                             collection="samples").ok
+    at = page(monkeypatch, data, "chat")
+    quoted: set[str] = set()
+    # The extractive answerer quotes the one best sentence: one question per sentence.
+    for i, question in enumerate(["Where is the intake pump manual?",
+                                  "What does the intake pump diagram show?",
+                                  "Who is the intake pump vendor?"]):
+        at.chat_input(key="chat.input").set_value(question).run()
+        assert not at.exception, [e.value for e in at.exception]
+        uuid = at.query_params["session"]
+        answer = service.messages(uuid[0] if isinstance(uuid, list) else uuid,
+                                  scope=EVERYTHING)[2 * i + 1]
+        mine = [c for c in CONSTRUCTS if c in answer.content]
+        quoted |= set(mine)
+        el = _answer_element(at, " ".join(answer.content.split()[:4]))
+        assert hazards(el.value) == [], el.value
+        shown = rendered_text(el.value)
+        assert all(c in shown for c in mine), shown  # shown literally, as text
+    assert len(quoted) >= 5, quoted  # the answers quote the hostile sentences
+
+
+def test_a_model_answer_keeps_its_markdown_but_not_document_links(monkeypatch, data, service):
+    from tests.streamlit_markdown import hazards, token_types
+    from tests.test_chat import FakeProvider
+    from tests.test_safe_markdown import MODEL_ANSWER
+
+    llm = ChatService(service.rs, provider_factory=lambda n: FakeProvider(MODEL_ANSWER))
+    sess = llm.create_session("viewer", provider="anthropic")
+    llm.ask(sess.uuid, "What do the pump notes say?", scope=EVERYTHING)  # not a summary request: no analysis route
+    at = page(monkeypatch, data, "chat", session=sess.uuid)
+    stored = service.messages(sess.uuid, scope=EVERYTHING)[1].content
+    el = _answer_element(at, "## Summary")
+    assert "](http://" in stored and hazards(el.value) == [], el.value
+    assert {"heading_open", "strong_open", "bullet_list_open", "table_open"} <= \
+        token_types(el.value)

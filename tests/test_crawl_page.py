@@ -235,9 +235,11 @@ def test_create_run_now_history_edit_and_delete(crawl_page, bare, site, monkeypa
     assert console.service.sources.list() == []
     assert any("Deleted source harbour" in s for s in successes(at))
     assert at.session_state[K.CRAWL_PICK] is None
-    from backend.documents import list_documents, ExplorerFilter
+    from backend.access import Scope
+    from backend.documents import ExplorerFilter, list_documents
 
-    assert list_documents(console.service.rs, ExplorerFilter(), 1, 10).total == 3
+    assert list_documents(console.service.rs, ExplorerFilter(), 1, 10,
+                          scope=Scope.everything()).total == 3
 
 
 def test_live_progress_cancel_and_resume(crawl_page, bare, site, monkeypatch):
@@ -284,3 +286,54 @@ def test_live_progress_cancel_and_resume(crawl_page, bare, site, monkeypatch):
     at.run()
     hist = next(df.value for df in at.dataframe if "run" in df.value.columns)
     assert (hist.iloc[0]["status"], hist.iloc[0]["new"]) == ("done", 3)
+
+
+@pytest.mark.parametrize("end", ["disable", "demote"])
+@pytest.mark.parametrize("action", ["save", "run now"])
+def test_an_open_page_of_a_disabled_or_demoted_editor_changes_nothing(
+        crawl_page, bare, site, monkeypatch, end, action):
+    """Button callbacks run before the page's own role check: an editor's page that is
+    still open after the admin disabled or demoted the editor must not save or run."""
+    from backend import auth
+
+    monkeypatch.setenv("RAGSCOPE_CRAWL_ALLOWED_HOSTS", site.removeprefix("http://"))
+    data = bare[0]
+    at = crawl_page(data, "editor")
+    console = _console_of(data)
+    src = console.service.sources.create(SourceSpec(
+        name="harbour", start_url=site + "/", collection="harbour-docs", max_pages=10,
+        max_depth=2, delay_s=0.0))
+    at.run()
+    at.selectbox(key=K.CRAWL_PICK).set_value(src.id).run()
+    _fill(at, str(src.id), max_pages=20, schedule_kind="interval", interval_min=30)
+
+    users = auth.UserStore(auth.AuthPaths.under(data))
+    if end == "disable":
+        users.set_disabled("editor", True)
+    else:
+        users.set_role("editor", "viewer")
+    at.button(key=K.CRAWL_SAVE if action == "save" else K.CRAWL_RUN_NOW).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert errors(at) == ["Please sign in first."]  # the session has ended
+    assert not at.button  # and nothing of the page is shown
+    kept = console.service.sources.get(src.id)
+    assert (kept.max_pages, kept.schedule_kind) == (10, "none")
+    assert console.service.history(src.id) == []
+
+
+def test_an_editor_cannot_add_a_watched_folder(crawl_page, bare, tmp_path, monkeypatch):
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    monkeypatch.setenv("RAGSCOPE_INGEST_ROOTS", str(tmp_path))  # watched folders lie in a root
+    at = crawl_page(bare[0], "editor")
+    _fill(at, "new", kind="folder", name="etc", start_url="/etc", collection="system")
+    _save(at)
+    assert any("'watch_folder' needs the admin role" in e for e in errors(at)), errors(at)
+    assert _console_of(bare[0]).service.sources.list() == []
+
+    admin = crawl_page(bare[0], "admin")
+    _fill(admin, "new", kind="folder", name="inbox", start_url=str(folder), collection="inbox")
+    _save(admin)
+    assert not errors(admin), errors(admin)
+    (src,) = _console_of(bare[0]).service.sources.list()
+    assert (src.kind, src.start_url) == ("folder", str(folder.resolve()))

@@ -252,8 +252,8 @@ def test_crawl_then_recrawl(make_rs, site):
     assert gone_chunks and not gone_chunks & active
     assert not gone_chunks & rs.keyword_index.ids()
     assert not gone_chunks & rs.vector_index.ids()
-    report = svc.ingestor.check()
-    assert not any(report[k] for k in report), report
+    report = svc.ingestor.check(full=True)
+    assert report.ok, report.problems()
 
     # --- the page comes back with the same content: restored, not duplicated -------------
     site.routes["/gone-later"] = Reply(200, page("Gone later", "Lighthouse maintenance schedule."))
@@ -267,18 +267,19 @@ def test_crawl_then_recrawl(make_rs, site):
 
 
 def test_redirect_to_loopback_refused_without_allow_list(make_rs, site):
-    """allowed.test is allow-listed (the resolver maps it to 127.0.0.1); its redirect to
-    127.0.0.1 itself is not, so the hop is refused and never requested."""
+    """allowed.test is allow-listed (the resolver maps it and www.allowed.test to 127.0.0.1);
+    its redirect to www.allowed.test is inside the crawl scope (www-variant) but that host is
+    not allow-listed, so the SSRF guard refuses the hop and it is never requested."""
     rs = make_rs()
-    guard = UrlGuard(f"allowed.test:{site.port}",
-                     resolver=lambda host, port: {"allowed.test": ["127.0.0.1"]}[host])
-    site.hosts["allowed.test"] = lambda h: redirect(f"{site.base}/")
+    names = {"allowed.test": ["127.0.0.1"], "www.allowed.test": ["127.0.0.1"]}
+    guard = UrlGuard(f"allowed.test:{site.port}", resolver=lambda host, port: names[host])
+    site.hosts["allowed.test"] = lambda h: redirect(f"http://www.allowed.test:{site.port}/")
     svc = service(rs, guard)
     p = svc.crawl_url(f"http://allowed.test:{site.port}/start", "redirects", delay_s=0,
                       respect_robots=False, use_sitemap=False)
     (event,) = svc.events(p.run_id)
     assert event.outcome == "refused"
-    assert "127.0.0.1 resolves to loopback address 127.0.0.1" in event.reason
+    assert "www.allowed.test resolves to loopback address 127.0.0.1" in event.reason
     assert "not in crawl_allowed_hosts" in event.reason
     assert site.log == [("allowed.test", "/start")]
     assert p.documents_created == 0
@@ -370,3 +371,38 @@ def test_cli_commands(make_rs, site, monkeypatch, capsys):
 
     with pytest.raises(InvalidCrawlSource, match="at most 500 pages"):
         a.fn(a)
+
+
+def test_stopping_the_scheduler_cancels_its_running_crawl(make_rs):
+    """A scheduler stopped mid-crawl (Ctrl-C, SIGTERM, dashboard shutdown) cancels its run:
+    it ends `cancelled` and resumable, not `failed` with an interpreter-shutdown error."""
+    import threading
+
+    from backend.crawl import schedule
+    from backend.crawl.schedule import CrawlScheduler
+    from backend.crawl.sources import SourceSpec
+
+    with Site() as site:
+        links = [f"/p{i}" for i in range(12)]
+        site.routes["/"] = Reply(200, page("Start", "Slow harbour pages.", *links))
+        for i, href in enumerate(links):
+            site.routes[href] = Reply(200, page(f"P{i}", f"Page {i} about buoys."), delay=0.4)
+        rs = make_rs(crawl_allowed_hosts=f"127.0.0.1:{site.port}")
+        svc = service(rs, UrlGuard(rs.settings.crawl_allowed_hosts))
+        src = svc.sources.create(SourceSpec(name="slow", start_url=site.base + "/",
+                                            collection="slow", delay_s=0, concurrency=1))
+        sched = CrawlScheduler(svc, sync_s=3600)
+        assert sched.start()
+        job = threading.Thread(target=schedule.run_scheduled_source, args=(src.id,))
+        job.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            runs = svc.history(src.id)
+            if runs and runs[0].status == "running" and runs[0].pages_done >= 2:
+                break
+            time.sleep(0.05)
+        sched.stop()
+        job.join(60)
+        run = svc.history(src.id)[0]
+        assert run.status == "cancelled", (run.status, run.error)
+        assert 2 <= run.pages_done < 13

@@ -14,6 +14,7 @@ from backend.crawl.schedule import CrawlScheduler, SchedulerLease
 from backend.crawl.service import CrawlService
 from backend.crawl.sources import SourceRepo, SourceSpec
 from backend.errors import InvalidCrawlSource
+from backend.ingest.paths import PathPolicy
 from backend.store import Store, repo
 from backend.store.crawl_models import SchedulerLock
 from backend.store.models import utcnow
@@ -114,8 +115,11 @@ class FakeService:
         self.rs = type("RS", (), {"settings": settings})()
         self.runs: list[int] = []
 
-    def run(self, source_id, trigger="manual"):
-        self.runs.append(source_id)
+    def prepare(self, source_id, trigger="manual"):
+        return source_id
+
+    def execute(self, run_id):
+        self.runs.append(run_id)
 
 
 def test_one_scheduler_and_persistent_job_store(store, sources, settings):
@@ -167,7 +171,8 @@ def test_scheduled_job_runs_in_the_leader(store, sources, settings):
     assert svc.runs == [src.id]
 
 
-def test_watched_folder(rs, tmp_path):
+def test_watched_folder(make_rs, tmp_path):
+    rs = make_rs(ingest_roots=str(tmp_path))  # watched folders must lie in an allowed root
     folder = tmp_path / "inbox"
     folder.mkdir()
     (folder / "a.md").write_text("# Alpha\n\nHarbour dues are paid monthly at the office.\n")
@@ -214,3 +219,62 @@ def test_run_of_a_dead_process_becomes_interrupted_and_resumable(store, sources)
     assert p.status == "interrupted" and p.status in runs.RESUMABLE and p.frontier_left == 1
     with store.session() as s:
         assert s.get(Job, job_id).status == "failed"
+
+
+@pytest.fixture
+def folder_sources(store, tmp_path):
+    """Sources with the folder rules: data dir tmp/var, allowed root tmp/allowed."""
+    (tmp_path / "var").mkdir()
+    (tmp_path / "allowed" / "inbox").mkdir(parents=True)
+    policy = PathPolicy([tmp_path / "var"], [tmp_path / "allowed"], explicit=True)
+    return SourceRepo(store, UrlGuard(resolver=lambda host, port: PUBLIC[host]), policy)
+
+
+def folder(path) -> SourceSpec:
+    return spec(name="inbox", kind="folder", start_url=str(path))
+
+
+@pytest.mark.parametrize("path,message", [
+    ("/etc", "folder refused: /etc is inside /etc, a system path; never ingested unless "
+             "RAGSCOPE_INGEST_ROOTS names a folder there"),
+    ("/proc", "/proc is inside /proc, a system path"),
+    ("/root", "/root is inside /root, a system path"),
+    ("/var/lib", "/var/lib is inside /var/lib, a system path"),
+    ("/", "folder refused: / is the file-system root; never ingested"),
+    ("{tmp}/var", "folder refused: {tmp}/var is inside ragscope's own data ({tmp}/var); "
+                  "never ingested"),
+    ("{tmp}/allowed/../var", "is inside ragscope's own data"),
+    ("{tmp}/elsewhere", "folder refused: {tmp}/elsewhere is outside the folders that may be "
+                        "watched ({tmp}/allowed); RAGSCOPE_INGEST_ROOTS sets them"),
+    ("{tmp}/allowed/.ssh", "is a hidden folder"),
+    ("{tmp}/allowed/missing", "folder refused: {tmp}/allowed/missing is not a folder"),
+])
+def test_watched_folder_outside_the_allowed_roots_is_refused(folder_sources, tmp_path, path,
+                                                             message):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "allowed" / ".ssh").mkdir()
+    tmp = str(tmp_path.resolve())
+    with pytest.raises(InvalidCrawlSource) as e:
+        folder_sources.create(folder(path.format(tmp=tmp)))
+    assert message.format(tmp=tmp) in e.value.errors["start_url"]
+    assert folder_sources.list() == []
+
+
+def test_watched_folder_inside_an_allowed_root_is_accepted(folder_sources, tmp_path):
+    src = folder_sources.create(folder(tmp_path / "allowed" / "inbox"))
+    assert src.start_url == str((tmp_path / "allowed" / "inbox").resolve())
+    with pytest.raises(InvalidCrawlSource, match="a system path"):
+        folder_sources.update(src.id, start_url="/etc")
+    # without a path policy no folder source is accepted at all
+    with pytest.raises(InvalidCrawlSource, match="not available"):
+        SourceRepo(folder_sources.store, folder_sources.guard).create(
+            spec(name="other", kind="folder", start_url=str(tmp_path / "allowed")))
+
+
+def test_allowed_root_named_explicitly_opens_a_system_path(tmp_path):
+    inside = PathPolicy([tmp_path / "var"], ["/usr/share"], explicit=True)
+    assert inside.check_watched("/usr/share") is None
+    assert "system path" in inside.check_watched("/usr/lib")
+    default = PathPolicy([tmp_path / "var"], ["/"], explicit=False)  # e.g. cwd is /
+    assert "system path" in default.check_watched("/usr/share")
+    assert "system path" in default.check_watched("/etc")

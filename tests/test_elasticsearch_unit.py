@@ -78,9 +78,9 @@ def test_mapping_has_german_and_english_analyzers():
 def test_mapping_fields():
     m = build_mapping()["mappings"]
     props = m["properties"]
-    assert m["_meta"]["analyzer"] == ANALYZER and "v1" in ANALYZER
+    assert m["_meta"]["analyzer"] == ANALYZER and "v2" in ANALYZER  # v2: memberships
     assert m["dynamic"] == "strict"
-    for f in ("chunk_id", "document_id", "version_id", "doc_type", "language"):
+    for f in ("chunk_id", "document_id", "version_id", "doc_type", "language", "memberships"):
         assert props[f] == {"type": "keyword"}
     sub = props["text"]["fields"]
     assert (sub["de"]["analyzer"], sub["de"]["search_analyzer"]) == ("rs_de", "rs_de_search")
@@ -97,6 +97,9 @@ def test_documents_match_the_mapping_and_never_fill_the_probe():
     assert set(src) <= set(build_mapping()["mappings"]["properties"])
     assert PROBE_FIELD not in src
     assert src["document_id"] == "7" and src["version_id"] == "70"
+    assert src["memberships"] == []
+    src = to_source(IndexedChunk("c1", "Text", 7, 70, memberships={"collection": (4, 2)}))
+    assert src["memberships"] == ["collection:2", "collection:4"]
 
 
 # ---- queries ----------------------------------------------------------------------------
@@ -165,6 +168,10 @@ def test_filters():
     assert build_query("budget", 5, IndexFilter(document_ids=[])) is None
     assert build_query("budget", 5, IndexFilter(doc_types=[])) is None
     assert build_query("budget", 5, IndexFilter(document_ids=[1], doc_types=[])) is None
+    members = IndexFilter(memberships={"collection": [3, 1]}, doc_types=["manual"])
+    assert filter_clauses(members) == [{"terms": {"memberships": ["collection:1", "collection:3"]}},
+                                       {"terms": {"doc_type": ["manual"]}}]
+    assert build_query("budget", 5, IndexFilter(memberships={"collection": []})) is None
 
 
 def test_fuzzy_only_with_long_terms_and_below_exact():

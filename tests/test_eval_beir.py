@@ -11,6 +11,9 @@ from eval.beir import BeirError, import_beir, load_beir
 from eval.configs import resolve
 from eval.runner import evaluate
 from eval.store import get_goldenset
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 CORPUS = [
     {"_id": "d1", "title": "Pump maintenance", "text": "Pump P-2 at Eichberg is serviced every "
@@ -58,7 +61,7 @@ def test_load_tolerates_crlf_and_a_header(tmp_path):
 def test_import_and_evaluate_by_beir_id(rs, tmp_path):
     folder = write_fixture(tmp_path / "tiny")
     seen = []
-    r = import_beir(rs, folder, on_progress=lambda d, t: seen.append((d, t)))
+    r = import_beir(rs, folder, on_progress=lambda p: seen.append((p.files_done, p.files_total)))
     assert (r.name, r.collection) == ("tiny", "beir-tiny")
     assert (r.documents, r.new, r.merged, r.failed) == (5, 3, 1, 1)
     assert seen[-1] == (5, 5)
@@ -70,7 +73,8 @@ def test_import_and_evaluate_by_beir_id(rs, tmp_path):
     gs = get_goldenset(rs, "tiny")
     assert gs.doc_key == "beir" and gs.collection == "beir-tiny"
     assert gs.qrels() == {"q1": {"d1": 1}, "q2": {"d2": 2}, "q3": {"d1": 1}}
-    rep = evaluate(rs, gs, resolve(["hybrid", "lexical_only"]), metrics=["hit@1", "ndcg@10"])
+    rep = evaluate(rs, gs, resolve(["hybrid", "lexical_only"]), metrics=["hit@1", "ndcg@10"],
+                   scope=EVERYTHING)
     assert rep.warnings == []
     for c in rep.configs.values():
         assert c.per_query["q1"].ranking[0][0] == "d1"  # keyed by BEIR id, not file name

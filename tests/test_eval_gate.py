@@ -9,6 +9,9 @@ from eval.configs import resolve
 from eval.gate import load_floors, violations
 from eval.goldenset import load_goldenset
 from eval.runner import evaluate
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 FLOORS = load_floors()
 
@@ -18,7 +21,8 @@ def report(sample_rs):
     gs = load_goldenset(FLOORS.goldenset)
     ir = [m for m in FLOORS.metrics if "@" in m or m == "map"]
     return evaluate(sample_rs, gs, resolve(list(FLOORS.floors)), metrics=ir,
-                    collections=[FLOORS.collection] if FLOORS.collection else None)
+                    collections=[FLOORS.collection] if FLOORS.collection else None,
+                    scope=EVERYTHING)
 
 
 def test_sample_goldenset_is_clean(report):

@@ -9,7 +9,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from backend import auth
-from backend import ui_state as K
 from backend.config import Settings
 from backend.services import Ragscope
 from eval import ui_keys as E
@@ -17,6 +16,9 @@ from eval.configs import resolve
 from eval.goldenset import GoldQuery, Relevant, make_goldenset
 from eval.runner import evaluate
 from eval.store import get_goldenset, list_runs, save_goldenset, save_report
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -57,7 +59,8 @@ def corpus(tmp_path_factory, shared_embedder):
     assert all(o.ok for o in outs)
     gs = _goldenset()
     save_goldenset(rs, gs, source="test")
-    save_report(rs, evaluate(rs, gs, resolve(["hybrid", "lexical_only"]), traces=True),
+    save_report(rs, evaluate(rs, gs, resolve(["hybrid", "lexical_only"]), traces=True,
+                             scope=EVERYTHING),
                 label="seed")
     rs.close()
     _users(data)
@@ -72,8 +75,9 @@ def page(monkeypatch, shared_embedder):
     monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
 
     def signed_in(at: AppTest, user: str) -> AppTest:
-        at.session_state[K.AUTH_STATUS] = True
-        at.session_state[K.AUTH_USERNAME] = user
+        from tests.test_pages import login_as
+
+        login_as(at, user)
         return at.run()
 
     def make(data: Path, user: str) -> AppTest:
@@ -112,12 +116,12 @@ def test_viewer_sees_results_charts_and_trace_links(page, corpus):
 
 
 def test_editor_runs_an_evaluation_with_progress(page, corpus):
-    before = len(list_runs(_rs(corpus), "mini"))
+    before = len(list_runs(_rs(corpus), "mini", scope=EVERYTHING))
     at = page(corpus, "editor")
     at.multiselect(key=E.EVAL_CONFIGS).set_value(["rrf"]).run()
     _button(at, E.EVAL_RUN).click().run()
     assert not at.exception and not at.error
-    runs = list_runs(_rs(corpus), "mini")
+    runs = list_runs(_rs(corpus), "mini", scope=EVERYTHING)
     assert len(runs) == before + 1 and runs[0].config_name == "rrf"
     assert any("LLM-judged" in i.value.replace("\\", "") for i in at.info)
     # the new run is the one shown on the results tab

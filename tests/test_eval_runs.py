@@ -22,6 +22,9 @@ from eval.store import (
     save_goldenset,
     save_report,
 )
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 DOCS = {
     "pumps.md": "# Pumping station\n\nThe pumping station at Eichberg runs three pumps. Pump "
@@ -85,7 +88,7 @@ def test_unknown_documents_are_reported_and_the_run_continues(mini):
     seen = []
     rep = evaluate(mini, _gs(extra=[gone]), resolve(["hybrid", "lexical_only"]),
                    metrics=["hit@1", "recall@5", "ndcg@10"],
-                   on_progress=lambda d, t, label: seen.append((d, t)))
+                   on_progress=lambda d, t, label: seen.append((d, t)), scope=EVERYTHING)
     assert rep.warnings == [
         "q4: relevant document 'no_such_file.pdf' is not in the corpus; ignored",
         "q5: relevant document 'annual.pdf' is not in the corpus; ignored",
@@ -108,7 +111,7 @@ def test_degraded_retrievals_are_reported(mini, monkeypatch):
         raise RuntimeError("index gone")
 
     monkeypatch.setattr(mini.keyword_index, "search", broken)
-    rep = evaluate(mini, _gs(), resolve(["hybrid"]), metrics=["ndcg@10"])
+    rep = evaluate(mini, _gs(), resolve(["hybrid"]), metrics=["ndcg@10"], scope=EVERYTHING)
     degraded = [w for w in rep.warnings if w.startswith("hybrid: ")]
     assert degraded == ["hybrid: 4 of 4 retrievals warned: keyword search failed "
                         "(RuntimeError: index gone); results come from the other retriever only"]
@@ -119,7 +122,8 @@ def test_judge_scores_are_averaged_when_a_judge_is_given(mini):
         def score(self, q, contexts):
             return {"faithfulness": 1.0 if contexts else 0.0, "answer_relevancy": 0.5}
 
-    rep = evaluate(mini, _gs(), resolve(["hybrid"]), metrics=["ndcg@10"], judge=StubJudge())
+    rep = evaluate(mini, _gs(), resolve(["hybrid"]), metrics=["ndcg@10"], judge=StubJudge(),
+                   scope=EVERYTHING)
     assert rep.configs["hybrid"].metrics["faithfulness"] == 1.0
     assert rep.configs["hybrid"].metrics["answer_relevancy"] == 0.5
     assert not any("LLM-judged" in n for n in rep.notes)
@@ -128,7 +132,7 @@ def test_judge_scores_are_averaged_when_a_judge_is_given(mini):
 def test_goldenset_without_any_known_document_is_refused(mini):
     gs = make_goldenset("ghost", [GoldQuery("g1", "x?", [Relevant("a.pdf")])])
     with pytest.raises(GoldensetError, match="no query names a document of the corpus"):
-        evaluate(mini, gs, resolve(["hybrid"]))
+        evaluate(mini, gs, resolve(["hybrid"]), scope=EVERYTHING)
 
 
 def test_unknown_configuration_and_collection(mini):
@@ -137,17 +141,18 @@ def test_unknown_configuration_and_collection(mini):
     with pytest.raises(ConfigError, match="unknown configuration.*nope.*known: hybrid"):
         resolve(["hybrid", "nope"])
     with pytest.raises(NotFound):
-        evaluate(mini, _gs(), resolve(["hybrid"]), collections=["no-such-collection"])
+        evaluate(mini, _gs(), resolve(["hybrid"]), collections=["no-such-collection"],
+                 scope=EVERYTHING)
 
 
 def test_runs_are_stored_and_compared(mini):
     gs = _gs("stored")
     save_goldenset(mini, gs, source="test")
-    rep = evaluate(mini, gs, resolve(["hybrid", "semantic_only"]), traces=True)
+    rep = evaluate(mini, gs, resolve(["hybrid", "semantic_only"]), traces=True, scope=EVERYTHING)
     ids = save_report(mini, rep, label="first")
-    runs = list_runs(mini, "stored")
+    runs = list_runs(mini, "stored", scope=EVERYTHING)
     assert [r.id for r in runs] == sorted(ids, reverse=True)
-    a, b = get_run(mini, ids[0]), get_run(mini, ids[1])
+    a, b = get_run(mini, ids[0], scope=EVERYTHING), get_run(mini, ids[1], scope=EVERYTHING)
     assert a.info.config_name == "hybrid" and a.info.label == "first"
     assert a.info.params["policy"] == "hybrid" and b.info.params["policy"] == "semantic_only"
     assert a.info.index_meta["vector"]["params"]["embedding_model"]
@@ -157,7 +162,8 @@ def test_runs_are_stored_and_compared(mini):
     assert r.trace_id and r.relevant == {"gateway.md": 2} and r.ranking[0][0] == "gateway.md"
     from backend.retrieval.traces import get_trace
 
-    assert get_trace(mini.store, r.trace_id).query == r.question
+    stored = get_trace(mini.store, r.trace_id, viewer=None, is_admin=True)
+    assert stored.query == r.question and (stored.owner_kind, stored.owner) == ("system", "eval")
     c = compare_runs(a, b, ["ndcg@10", "recall@5"])
     assert c.queries == ["q1", "q2", "q3", "q4"] and not c.notes
     for m in c.metrics:
@@ -185,7 +191,7 @@ def test_goldenset_store_and_editor_operations(mini, tmp_path):
     with pytest.raises(GoldensetError, match="'relevant' must be a non-empty list"):
         service.put_question(mini, "edit", {"id": "q9", "question": "x?", "relevant": []})
     service.delete_question(mini, "edit", "q5b")
-    info = {g.name: g for g in list_goldensets(mini)}["edit"]
+    info = {g.name: g for g in list_goldensets(mini, scope=EVERYTHING)}["edit"]
     assert info.n_queries == 4 and info.edited
     # Running the file again does not overwrite the copy edited on the page.
     f = tmp_path / "edit.yaml"
@@ -194,7 +200,7 @@ def test_goldenset_store_and_editor_operations(mini, tmp_path):
     gs_file, notes = register_file(mini, f)
     assert len(gs_file.queries) == 5 and "edited on the evaluation page" in notes[0]
     assert len(get_goldenset(mini, "edit").queries) == 4
-    hits = service.search_documents(mini, gs, "pump seals replaced")
+    hits = service.search_documents(mini, gs, "pump seals replaced", scope=EVERYTHING)
     assert hits[0].key == "pumps.md" and "seals" in hits[0].snippet
 
 
@@ -213,7 +219,7 @@ def test_cli_run_json_prints_only_json(cli_env, tmp_path, capsys):
     assert main(["runs", "--goldenset", "cli"]) == 0
     out = capsys.readouterr().out
     assert "lexical_only" in out and "hybrid" in out
-    ids = [r.id for r in list_runs(service_rs(), "cli")]
+    ids = [r.id for r in list_runs(service_rs(), "cli", scope=EVERYTHING)]
     assert main(["compare", str(ids[1]), str(ids[0])]) == 0
     out = capsys.readouterr().out
     assert "p (randomisation)" in out and "ndcg@10" in out

@@ -8,6 +8,7 @@ import pytest
 from backend.errors import ExtractionError, UnsupportedFormat
 from backend.ingest.extract import SUPPORTED_EXTENSIONS, extract
 from backend.ingest.normalise import join_lines, normalise
+from tests.conftest import ROOT
 from tests.fixtures.documents import LOREM, encrypt_pdf, make_pdf
 
 
@@ -154,8 +155,15 @@ def test_pdf_without_text_layer():
     pdf = FPDF()
     pdf.add_page()
     pdf.rect(20, 20, 100, 50)
-    with pytest.raises(ExtractionError, match="no extractable text .*OCR"):
+    with pytest.raises(ExtractionError, match="no extractable text .*neither a text layer nor an image"):
         extract(bytes(pdf.output()), "scan.pdf")
+
+
+def test_scanned_pdf_without_ocr_says_so():
+    """Without OCR options (or with OCR off) a scan fails with the reason, never silently."""
+    data = (ROOT / "data" / "ocr" / "scan_merkblatt.pdf").read_bytes()
+    with pytest.raises(ExtractionError, match="scan.pdf: the PDF has no text layer .*OCR is switched off"):
+        extract(data, "scan.pdf")
 
 
 # ---- DOCX / ODT ----------------------------------------------------------------------------
@@ -349,3 +357,112 @@ def test_html_fallback_keeps_article_header_and_form_wrapped_content():
     text = normalise(extract(html, "asp.html")).text
     assert "Artikeltitel" in text and "Inhalt im Formular." in text
     assert "Seitenkopf" not in text
+
+
+# ---- size limits: zip bombs and extracted characters --------------------------------------
+@pytest.mark.parametrize("fmt,part", [("docx", "word/document.xml"), ("odt", "content.xml")])
+def test_zip_bomb_is_refused_before_parsing_naming_the_limit(fmt, part):
+    import tracemalloc
+
+    from backend.errors import FileTooLarge
+    from tests.fixtures.documents import zip_bomb
+
+    bomb = zip_bomb(fmt, 100)  # ~0.4 MB on disk, 100 MiB of XML (~86 M characters of text)
+    assert len(bomb) < 600_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(FileTooLarge) as err:
+            extract(bomb, f"bombe.{fmt}")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(err.value) == (f"bombe.{fmt}: {part} expands to 100 MiB, over the limit of "
+                              "64 MiB per part (RAGSCOPE_MAX_UNCOMPRESSED_MB)")
+    assert peak < 16 * 2**20  # refused from the central directory: nothing was inflated
+
+
+def _docx_with_parts(sizes: list[int]) -> bytes:
+    """A real DOCX plus extra parts of the given uncompressed sizes (compressible bytes)."""
+    import zipfile
+
+    from tests.fixtures.documents import make_docx as small_docx
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(small_docx())) as zin, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info, zin.read(info))
+        for i, size in enumerate(sizes):
+            zout.writestr(f"customXml/pad{i}.xml", b"<a/>" * (size // 4))
+    return out.getvalue()
+
+
+def test_zip_parts_over_the_total_limit_are_refused():
+    from backend.errors import FileTooLarge
+    from backend.ingest.extract.limits import MIB, ExtractLimits
+
+    limits = ExtractLimits(max_member_bytes=1 * MIB, max_total_bytes=2 * MIB)
+    data = _docx_with_parts([900_000, 900_000, 900_000])
+    with pytest.raises(FileTooLarge, match=r"bericht.docx: the parts of the archive expand to "
+                       r"2\.\d MiB, over the limit of 2\.0 MiB "
+                       r"\(RAGSCOPE_MAX_UNCOMPRESSED_TOTAL_MB\)"):
+        extract(data, "bericht.docx", limits=limits)
+    raw = extract(_docx_with_parts([900_000]), "bericht.docx", limits=limits)  # under both
+    assert any("Einleitung" in b.text for b in raw.blocks)
+
+
+def test_zip_part_whose_header_understates_its_size_is_refused():
+    """The central directory says 1000 bytes; the deflated data inflates to 3 MiB (over the
+    1 MiB limit). The declared size passes the first check; reading counts the real bytes
+    and the archive is refused before any parser sees it."""
+    from backend.ingest.extract.limits import MIB, ExtractLimits
+    from tests.fixtures.documents import lie_about_size
+
+    data = lie_about_size(_docx_with_parts([3 * MIB]), "customXml/pad0.xml", 1000)
+    with pytest.raises(ExtractionError, match=r"bericht.docx: not a valid DOCX file "
+                       r"\(customXml/pad0.xml: BadZipFile: Bad CRC-32"):
+        extract(data, "bericht.docx", limits=ExtractLimits(max_member_bytes=1 * MIB))
+
+
+def test_zip_part_with_another_compression_method_is_refused():
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(make_docx())) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info, zin.read(info))
+        zout.writestr("customXml/x.xml", b"<a/>" * 1000, compress_type=zipfile.ZIP_BZIP2)
+    with pytest.raises(ExtractionError, match="customXml/x.xml uses ZIP compression method 12; "
+                       "DOCX files use only stored or deflate"):
+        extract(out.getvalue(), "bericht.docx")
+
+
+@pytest.mark.parametrize("name", ["bericht.txt", "bericht.html", "bericht.pdf", "bericht.docx",
+                                  "bericht.odt", "bericht.md"])
+def test_text_over_the_character_limit_names_the_limit(name):
+    from backend.errors import FileTooLarge
+    from backend.ingest.extract.limits import ExtractLimits
+    from tests.fixtures.documents import make_docx as docx_of
+    from tests.fixtures.documents import make_odt
+
+    paragraphs = [LOREM] * 12  # ~2,000 characters
+    data = {
+        ".txt": lambda: "\n\n".join(paragraphs).encode(),
+        ".md": lambda: "\n\n".join(paragraphs).encode(),
+        ".html": lambda: ("<html><body>" + "".join(f"<p>{p}</p>" for p in paragraphs)
+                          + "</body></html>").encode(),
+        ".pdf": lambda: make_pdf([paragraphs]),
+        ".docx": lambda: docx_of(paragraphs),
+        ".odt": lambda: make_odt(paragraphs),
+    }[name[name.rindex("."):]]()
+    assert extract(data, name, limits=ExtractLimits(max_chars=5000)).blocks
+    with pytest.raises(FileTooLarge, match=rf"{name}: the text has (more than )?1,\d\d\d "
+                       r"characters, over the limit of 1,000 \(RAGSCOPE_MAX_EXTRACTED_CHARS\)"):
+        extract(data, name, limits=ExtractLimits(max_chars=1000))
+
+
+def test_extract_limit_defaults_are_the_settings_defaults():
+    from backend.config import Settings
+    from backend.ingest.extract.limits import ExtractLimits
+
+    assert ExtractLimits() == ExtractLimits.from_settings(Settings())

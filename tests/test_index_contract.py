@@ -125,6 +125,11 @@ class TestKeywordIndexContract:
         assert "en-1" not in ix.ids()
         assert ix.search("committee", 5) == []
 
+    def test_texts_read_entries_back(self, ix):
+        texts = ix.texts([CORPUS[0].chunk_id, "does-not-exist", CORPUS[1].chunk_id])
+        assert texts == {CORPUS[0].chunk_id: CORPUS[0].text, CORPUS[1].chunk_id: CORPUS[1].text}
+        assert ix.texts([]) == {}
+
     def test_reset(self, ix):
         ix.reset()
         assert ix.count() == 0 and ix.ids() == set()
@@ -177,6 +182,36 @@ class TestKeywordIndexContract:
         assert ids(IndexFilter(document_ids=None, doc_types=None), "budget") == {"en-1"}
         assert ix.search("budget", 5, IndexFilter(document_ids=[])) == []
         assert ix.search("budget", 5, IndexFilter(doc_types=[])) == []
+
+    def test_membership_filters_and_updates(self, keyword_backend):
+        ix = keyword_backend()
+        ix.add([chunk("m-1", "Pumpe Wartung Nord", 1, memberships={"collection": (1, 2)}),
+                chunk("m-2", "Pumpe Wartung Süd", 2, memberships={"collection": (2,)}),
+                chunk("m-3", "Pumpe Wartung Ost", 3, title="Ostnetz", section_title="Hauptwerk",
+                      filename="ostanlage.md", language="de")])
+
+        def ids(**members):
+            return {h.chunk_id for h in ix.search("Pumpe Wartung", 10,
+                                                  IndexFilter(memberships=members))}
+
+        assert ids(collection=[1]) == {"m-1"}
+        assert ids(collection=[2]) == {"m-1", "m-2"}
+        assert ids(collection=[1, 3]) == {"m-1"}  # any of the ids
+        assert ids(collection=[9]) == set()
+        assert ids(collection=[]) == set()
+        assert {h.chunk_id for h in ix.search("Pumpe", 10, IndexFilter(
+            memberships={"collection": [2]}, document_ids=[2]))} == {"m-2"}
+        assert ix.memberships(["m-1", "m-3", "nope"]) == {
+            "m-1": {"collection:1", "collection:2"}, "m-3": set()}
+        # a document joins a collection: tokens change in place, the entry stays searchable
+        ix.set_memberships({"m-3": ["collection:1"], "m-2": [], "nope": ["collection:1"]})
+        assert ids(collection=[1]) == {"m-1", "m-3"}
+        assert ids(collection=[2]) == {"m-1"}
+        assert ix.count() == 3 and ix.texts(["m-3"]) == {"m-3": "Pumpe Wartung Ost"}
+        for q in ("Ostnetz", "Hauptwerk", "ostanlage"):  # title, section title, file name kept
+            assert [h.chunk_id for h in ix.search(q, 5)] == ["m-3"]
+        with pytest.raises(ValueError, match="unknown membership kind"):
+            ix.search("Pumpe", 5, IndexFilter(memberships={"shelf": [1]}))
 
     @pytest.mark.parametrize("query", SYNTAX_QUERIES, ids=lambda q: repr(q[:20]))
     @pytest.mark.parametrize("fuzzy", [False, True])
@@ -292,7 +327,7 @@ def vector_backend(request, tmp_path):
 
     yield open_index
     if url and opened:  # the server outlives the test: drop the collection
-        opened[0]._client.delete_collection(settings.chroma_collection)
+        opened[0].drop()
 
 
 def unit_vectors(n: int, dim: int, seed: int) -> np.ndarray:
@@ -331,6 +366,14 @@ class TestVectorIndexContract:
         assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
         assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
 
+    def test_search_many_and_get_embeddings(self, ix):
+        many = ix.search_many([VECS[2], VECS[9]], 3)
+        assert [m[0].chunk_id for m in many] == ["v-2", "v-9"]
+        assert many[0] == ix.search(VECS[2], 3)
+        assert ix.search_many([], 3) == []
+        got = ix.get_embeddings(["v-4", "nope"])
+        assert set(got) == {"v-4"} and np.allclose(got["v-4"], VECS[4], atol=1e-5)
+
     def test_k_larger_than_count(self, ix):
         assert len(ix.search(VECS[0], 1000)) == len(VEC_CHUNKS)
         assert ix.search(VECS[0], 0) == []
@@ -353,6 +396,53 @@ class TestVectorIndexContract:
         assert doc_ids(IndexFilter()) == ({0, 1, 2, 3}, 40)
         assert ix.search(VECS[0], 5, IndexFilter(document_ids=[])) == []
         assert ix.search(VECS[0], 5, IndexFilter(doc_types=[])) == []
+
+    def test_membership_filters_and_updates(self, vector_backend):
+        ix = vector_backend()
+        member = [chunk(f"v-{i}", f"text {i}", doc=i % 4, doc_type="ab"[i % 2],
+                        memberships={"collection": (1,) if i % 4 == 0 else (1, 2) if i % 4 == 1
+                                     else ()}) for i in range(40)]
+        ix.add(member, VECS)
+
+        def docs(flt):
+            return {member[int(h.chunk_id[2:])].document_id for h in ix.search(VECS[0], 100, flt)}
+
+        assert docs(IndexFilter(memberships={"collection": [1]})) == {0, 1}
+        assert docs(IndexFilter(memberships={"collection": [2]})) == {1}
+        assert docs(IndexFilter(memberships={"collection": [2, 3]})) == {1}
+        assert docs(IndexFilter(memberships={"collection": [1]}, doc_types=["b"])) == {1}
+        assert docs(IndexFilter(memberships={"collection": [9]})) == set()
+        assert ix.search(VECS[0], 5, IndexFilter(memberships={"collection": []})) == []
+        assert ix.memberships(["v-1", "v-2", "nope"]) == {
+            "v-1": {"collection:1", "collection:2"}, "v-2": set()}
+        ix.set_memberships({"v-2": ["collection:2"], "v-1": [], "nope": ["collection:2"]})
+        hits = ix.search(VECS[2], 3, IndexFilter(memberships={"collection": [2]}))
+        assert hits[0].chunk_id == "v-2" and hits[0].score == pytest.approx(1.0, abs=1e-4)
+        assert "v-1" not in {h.chunk_id for h in ix.search(
+            VECS[1], 100, IndexFilter(memberships={"collection": [2]}))}
+        assert ix.count() == 40 and np.allclose(ix.get_embeddings(["v-2"])["v-2"], VECS[2],
+                                                atol=1e-5)
+
+    @pytest.mark.parametrize("k", [1, 3, 12])
+    def test_filtered_search_ranks_like_exact_search(self, vector_backend, k):
+        """Narrow and wide filters, whichever way the backend evaluates them: the same
+        ranking as an exact search over the chunks that pass."""
+        ix = vector_backend()
+        member = [chunk(f"v-{i}", f"text {i}", doc=i, doc_type="ab"[i % 2],
+                        memberships={"collection": (1,) + ((2,) if i % 8 == 5 else ())})
+                  for i in range(40)]
+        ix.add(member, VECS)
+        for qi in (0, 5, 17):
+            for flt, passes in [
+                    (IndexFilter(memberships={"collection": [2]}), lambda c: c.document_id % 8 == 5),
+                    (IndexFilter(memberships={"collection": [1]}), lambda c: True),
+                    (IndexFilter(doc_types=["b"]), lambda c: c.doc_type == "b"),
+                    (IndexFilter(document_ids=[3, 30]), lambda c: c.document_id in (3, 30))]:
+                allowed = [i for i, c in enumerate(member) if passes(c)]
+                exact = sorted(allowed, key=lambda i: -float(VECS[i] @ VECS[qi]))[:k]
+                got = ix.search(VECS[qi], k, flt)
+                assert [h.chunk_id for h in got] == [f"v-{i}" for i in exact], (qi, flt)
+                assert [h.rank for h in got] == list(range(1, len(exact) + 1))
 
     def test_delete_and_reset(self, ix):
         ix.delete(["v-0", "v-1", "missing"])

@@ -11,6 +11,9 @@ from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store import repo
 from backend.store.models import DocumentVersion
+from backend.access import Scope
+
+EVERYTHING = Scope.everything()
 
 MANUAL = """# Gateway Handbuch
 
@@ -61,7 +64,7 @@ def corpus(tmp_path):
 
 
 def _search_docs(rs, query, **kw):
-    res = Retriever(rs).retrieve(query, RetrievalParams(k=10, **kw))
+    res = Retriever(rs).retrieve(query, RetrievalParams(k=10, **kw), scope=EVERYTHING)
     return {h.filename for h in res.hits}
 
 
@@ -195,14 +198,53 @@ def test_original_file_is_stored_and_delete_removes_everything(ingestor, corpus)
 
 def test_check_finds_and_repairs_differences(ingestor, corpus):
     ingestor.ingest_paths([corpus])
-    assert not any(ingestor.check().values())
+    assert ingestor.check(full=True).ok
     some = sorted(ingestor.rs.vector_index.ids())[:2]
     ingestor.rs.vector_index.delete(some)  # an index lost entries
     from backend.index.base import IndexedChunk
 
     ingestor.rs.keyword_index.add([IndexedChunk("orphan-1", "verwaist", 999, 999)])
     report = ingestor.check()
-    assert report["vector_missing"] == sorted(some)
-    assert report["keyword_orphans"] == ["orphan-1"]
-    ingestor.repair()
-    assert not any(ingestor.check().values())
+    assert report.vector_missing == sorted(some)
+    assert report.keyword_orphans == ["orphan-1"]
+    rep = ingestor.repair()
+    assert rep.vectors_readded == 2 and rep.orphans_removed == 1
+    assert "re-added 2 vector(s)" in rep.summary() and rep.after.ok
+    assert ingestor.check(full=True).ok
+
+
+def test_zip_bombs_fail_alone_for_folders_uploads_and_crawls(ingestor, corpus):
+    """A DOCX and an ODT of ~0.4 MB that expand to 100 MiB of XML fail with the limit named,
+    whichever way they come in (folder, upload batch, crawl/watch bytes); normal DOCX/ODT
+    files in the same batch are ingested and searchable."""
+    from tests.fixtures.documents import make_docx, make_odt, zip_bomb
+
+    bombs = {"bombe.docx": ("word/document.xml", zip_bomb("docx", 100)),
+             "bombe.odt": ("content.xml", zip_bomb("odt", 100))}
+    for name, (_, data) in bombs.items():
+        (corpus / name).write_bytes(data)
+    (corpus / "bericht.docx").write_bytes(make_docx(["Die Pegelmessung am Wehr ist stündlich."]))
+    (corpus / "notiz.odt").write_bytes(make_odt(["Die Schleuse bleibt im Januar geschlossen."]))
+
+    def check(outcomes):
+        for name, (part, _) in bombs.items():
+            o = outcomes[name]
+            assert o.status == "failed", (name, o)
+            assert o.error == (f"{name}: {part} expands to 100 MiB, over the limit of 64 MiB "
+                               "per part (RAGSCOPE_MAX_UNCOMPRESSED_MB)")
+
+    folder = {o.filename: o for o in ingestor.ingest_paths([corpus])}  # a folder
+    check(folder)
+    assert folder["bericht.docx"].status == folder["notiz.odt"].status == "new"
+    uploads = ingestor.ingest_many(((n, d) for n, (_, d) in bombs.items()), total=2,
+                                   source_kind="upload")  # the upload page's call
+    check({o.filename: o for o in uploads})
+    crawled = {n: ingestor.ingest_bytes(d, n, source_kind="crawl", source_uri=f"https://x/{n}")
+               for n, (_, d) in bombs.items()}  # the crawler's and the watcher's call
+    check(crawled)
+    assert _search_docs(ingestor.rs, "Pegelmessung", policy="lexical_only") == {"bericht.docx"}
+    assert _search_docs(ingestor.rs, "Schleuse", policy="lexical_only") == {"notiz.odt"}
+    with ingestor.store.session() as s:
+        failed = s.query(DocumentVersion).filter(DocumentVersion.status == "failed").all()
+        assert {v.filename for v in failed} == set(bombs)
+        assert all("RAGSCOPE_MAX_UNCOMPRESSED_MB" in v.error for v in failed)

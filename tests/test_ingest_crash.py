@@ -21,12 +21,15 @@ def _cli(env, *args, timeout=300):
                           capture_output=True, text=True, timeout=timeout)
 
 
+FILES = 48  # three pipeline batches of 16: the kill lands while later ones are in flight
+
+
 def test_killed_ingest_leaves_no_orphans(tmp_path):
     src = tmp_path / "in"
     src.mkdir()
     para = ("Die Druckerhöhungsanlage im Hochbehälter Nord wurde im Berichtsjahr geprüft. "
             "Messwerte und Wartungsintervalle sind im Anhang dokumentiert. ") * 5
-    for i in range(16):
+    for i in range(FILES):
         (src / f"bericht_{i:02d}.md").write_text(
             "\n\n".join(f"## {j} Abschnitt {j} von Bericht {i}\n\n{para}" for j in range(1, 5)),
             encoding="utf-8")
@@ -49,6 +52,10 @@ def test_killed_ingest_leaves_no_orphans(tmp_path):
                 break
         assert proc.poll() is None, "ingest finished before it could be killed"
         proc.send_signal(signal.SIGKILL)
+        with engine.connect() as c:  # killed mid-ingest: stored versions not yet published
+            n = c.execute(text("SELECT count(*) FROM document_versions "
+                               "WHERE status='indexed'")).scalar()
+        assert n < FILES
         proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
@@ -67,7 +74,7 @@ def test_killed_ingest_leaves_no_orphans(tmp_path):
     import json
 
     info = json.loads(r.stdout)
-    assert info["counts"]["documents"] == 16
+    assert info["counts"]["documents"] == FILES
     assert info["index_meta"]["vector"]["chunks"] == info["counts"]["active_chunks"]
     r = _cli(env, "check")
     assert r.returncode == 0, r.stdout

@@ -1,11 +1,12 @@
 """Every dashboard page through streamlit.testing.v1.AppTest: it renders, its main
 interactions work, and a role without access sees an error instead of the page.
 
-Signing in without the cookie dance: `login_as(at, name)` sets what streamlit-authenticator
-sets (`authentication_status`, `username`); the app then takes the role from the users file
+Signing in without the form: `login_as(at, name)` sets what a sign-in sets (status, user
+name and when the session began: now); the app then takes the role from the users file
 of the data dir, so the user must exist there (the fixtures create admin, editor, viewer)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ from streamlit.testing.v1 import AppTest
 from backend import auth
 from backend import ui_state as K
 from backend.config import Settings
+from backend.safe_markdown import unescape
 from backend.services import Ragscope
+from backend.store import repo
 from backend.store.models import Document, DocumentVersion
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,8 +120,11 @@ def app(monkeypatch, components):
 
 
 def login_as(at: AppTest, username: str) -> None:
+    """Sign `at` in as a user of the data dir the app uses, for a session that begins
+    now."""
     at.session_state[K.AUTH_STATUS] = True
     at.session_state[K.AUTH_USERNAME] = username
+    at.session_state[K.AUTH_BEGAN] = time.time()
 
 
 def open_page(at: AppTest, page: str) -> AppTest:
@@ -130,7 +136,7 @@ def open_page(at: AppTest, page: str) -> AppTest:
 
 def plain(text: str) -> str:
     """Messages are Markdown with document-derived parts escaped; compare them unescaped."""
-    return text.replace("\\", "")
+    return unescape(text)
 
 
 def errors(at: AppTest) -> list[str]:
@@ -260,12 +266,16 @@ def test_viewer_gets_no_actions_even_with_query_parameters(app, corpus):
 
 
 def test_home_shows_the_state_of_the_system(app, corpus):
-    at = open_page(app(corpus[0], "viewer"), "home")
+    at = open_page(app(corpus[0], "admin"), "home")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Documents"] == str(len(corpus[1]))
     assert int(metrics["Active chunks"]) > 0 and metrics["Collections"] == "2"
     assert any("tantivy" in m.value for m in at.markdown)
     assert len(at.dataframe) == 3  # collections, indexes, jobs
+    viewer = open_page(app(corpus[0], "viewer"), "home")  # the same counts (group everyone)
+    assert {m.label: m.value for m in viewer.metric} == metrics
+    assert len(viewer.dataframe) == 1  # indexes and jobs cover every collection: admins only
+    assert any("shown to admins" in i.value for i in viewer.info)
 
 
 def test_explorer_filters_and_opens_a_document(app, corpus):
@@ -289,9 +299,14 @@ def test_explorer_paginates_without_loading_everything(app, bare):
     data = bare[0]
     rs = Ragscope(Settings(data_dir=data))
     with rs.store.session() as s:
-        s.add_all(Document(title=f"bulk {i:03d}", filename=f"bulk{i}.txt", source_kind="file",
-                           source_uri=f"file:///bulk/{i}", file_type="txt", status="active")
-                  for i in range(60))
+        bulk = [Document(title=f"bulk {i:03d}", filename=f"bulk{i}.txt", source_kind="file",
+                         source_uri=f"file:///bulk/{i}", file_type="txt", status="active")
+                for i in range(60)]
+        s.add_all(bulk)
+        s.flush()
+        default = repo.get_or_create_collection(s, rs.settings.default_collection)
+        for d in bulk:  # every document is in a collection (the viewer reads `default`)
+            repo.link(s, default, d.id)
     rs.close()
     at = open_page(app(data, "viewer"), "explorer")
     total = 60
@@ -459,7 +474,67 @@ def test_admin_settings_check_and_reindex(app, fresh):
     table = at.dataframe[0].value
     assert "data_dir" in set(table["setting"])
     at.button(key=K.SETTINGS_CHECK).click().run()
-    assert "Store and both indexes agree." in successes(at)
+    assert any(m.startswith("Store and both indexes agree") for m in successes(at))
     at.button(key=K.SETTINGS_REINDEX).click().run()
     at.button(key=K.SETTINGS_REINDEX_CONFIRM).click().run()
     assert not at.exception and any(m.startswith("Reindexed") for m in successes(at))
+
+
+# ---- untrusted text renders as text (issue 10, finding 13) --------------------------------
+
+PAYLOAD = "![x](http://127.0.0.1:9/p.png) [link](http://evil) :material/home:"
+HOSTILE_DOCX_NAME = f"{PAYLOAD} report.docx"
+
+
+def hostile_docx() -> bytes:
+    """A DOCX whose package points at a part named after the payload: python-docx fails with
+    a KeyError naming it, so the stored error carries text chosen by the file's author."""
+    import io
+    import zipfile
+
+    ct = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://'
+          'schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" '
+          'ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default '
+          'Extension="xml" ContentType="application/xml"/></Types>')
+    rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http'
+            '://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+            'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+            f'officeDocument" Target="word/{PAYLOAD} x.xml"/></Relationships>')
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("[Content_Types].xml", ct)
+        z.writestr("_rels/.rels", rels)
+    return buf.getvalue()
+
+
+def markdown_shown(at: AppTest) -> list[tuple[str, str]]:
+    """(element, Markdown source) of everything the page renders as Markdown."""
+    out = [(el.type, el.value) for kind in ("title", "subheader", "header", "markdown",
+                                             "caption", "error", "warning", "info", "success")
+           for el in getattr(at, kind)]
+    out += [("metric", v) for m in at.metric for v in (m.label, m.value)]
+    out += [(kind, w.label) for kind in ("button", "selectbox", "multiselect", "text_input",
+                                         "checkbox", "toggle", "radio", "expander", "tabs",
+                                         "status")
+            for w in getattr(at, kind)]
+    return out
+
+
+def test_a_hostile_docx_error_and_file_name_render_as_text(app, fresh, shared_model):
+    from backend.ingest.service import Ingestor
+    from tests.streamlit_markdown import hazards
+
+    data = fresh[0]
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = shared_model
+    out = Ingestor(rs).ingest_bytes(hostile_docx(), HOSTILE_DOCX_NAME)
+    rs.close()
+    assert out.status == "failed" and out.error.count("](http") >= 4, out.error
+    at = app(data, "viewer")
+    at.query_params["doc"] = str(out.document_id)
+    open_page(at, "document")
+    shown = errors(at)
+    assert any(f"{PAYLOAD} report.docx: not a valid DOCX" in e and "KeyError" in e
+               for e in shown), shown  # the whole error, literally
+    live = [(kind, src, hazards(src)) for kind, src in markdown_shown(at) if hazards(src)]
+    assert not live, live

@@ -1,6 +1,7 @@
 """AppTest for the query-debug page: a query shows hits with every stage's scores, the
 candidate comparison and the charts; a stored trace reopens via ?trace=ID; two
-configurations side by side; bad input shows an error, not a traceback."""
+configurations side by side; bad input shows an error, not a traceback; a viewer neither
+lists nor opens another user's traces (an admin does)."""
 from __future__ import annotations
 
 from backend import ui_state as K
@@ -9,6 +10,7 @@ from tests.test_pages import (  # noqa: F401  (fixtures)
     components,
     corpus,
     errors,
+    fresh,
     open_page,
     shared_model,
 )
@@ -82,3 +84,59 @@ def test_page_run_directly_without_sign_in_shows_only_an_error(monkeypatch, corp
     assert not at.exception
     assert any("sign in" in e.lower() for e in errors(at))
     assert not at.dataframe and not at.text_input
+
+
+def test_a_viewer_cannot_list_or_open_another_users_trace(app, corpus):
+    from backend import auth
+
+    users = auth.UserStore(auth.AuthPaths.under(corpus[0]), bcrypt_rounds=4)
+    if users.get("viewer2") is None:
+        users.add("viewer2", "viewer", password="viewer2-password-1")
+    question = "Gateway failover question asked by viewer2"
+    b = open_page(app(corpus[0], "viewer2"), "query_debug")
+    _search(b, question)
+    b_trace = b.session_state[K.DEBUG_RESULT_A]["trace"]["id"]
+
+    def past_labels(at) -> list[str]:
+        boxes = [x for x in at.selectbox if x.key == K.DEBUG_PAST]
+        return list(boxes[0].options) if boxes else []
+
+    assert any(question in label for label in past_labels(b))
+
+    a = app(corpus[0], "viewer")
+    a.query_params["trace"] = b_trace
+    open_page(a, "query_debug")
+    assert errors(a) == [f"No stored trace with id {b_trace}."]  # as if there were none
+    assert a.session_state[K.DEBUG_RESULT_A] is None and not a.dataframe
+    assert not any(question in label for label in past_labels(a))
+
+    admin = app(corpus[0], "admin")
+    admin.query_params["trace"] = b_trace
+    open_page(admin, "query_debug")
+    assert not errors(admin)
+    assert admin.session_state[K.DEBUG_RESULT_A]["trace"]["id"] == b_trace
+    assert any(question in label and "viewer2" in label for label in past_labels(admin))
+
+
+def test_urls_and_links_in_snippets_stay_text(app, fresh, shared_model):
+    """Only the index's own <b> marks become formatting (issue 10, finding 15)."""
+    from backend.config import Settings
+    from backend.ingest.service import Ingestor
+    from backend.services import Ragscope
+    from tests.streamlit_markdown import hazards, rendered_text
+    from tests.test_chat_pages import HOSTILE_TXT
+
+    data = fresh[0]
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = shared_model
+    assert Ingestor(rs).ingest_bytes(HOSTILE_TXT, "pump_links.txt").ok
+    rs.close()
+    at = open_page(app(data, "viewer"), "query_debug")
+    _search(at, "pump vendor")
+    snippets = [m for m in at.markdown if ":orange-background[" in m.value]
+    shown = " ".join(rendered_text(m.value) for m in snippets)
+    assert "http://evil.example/" in shown and "www.evil.example" in shown, shown
+    assert ":material/home:" in shown and "<img src=x" in shown, shown
+    for m in at.markdown:  # highlights, stage lines, headings of this page
+        assert hazards(m.value, allowed_directives=frozenset({"orange-background"})) == [], \
+            m.value

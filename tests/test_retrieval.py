@@ -10,10 +10,12 @@ import sys
 import pytest
 
 from backend.errors import NotFound
-from backend.ingest.service import Ingestor
-from backend.retrieval import POLICIES, RetrievalParams, Retriever
+from backend.retrieval import POLICIES, RetrievalParams, Retriever, TraceOwner
 from backend.retrieval.traces import get_trace, list_traces
+from backend.access import Scope
 from tests.conftest import ROOT, SAMPLES
+
+EVERYTHING = Scope.everything()
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,7 @@ def retriever(sample_rs):
 
 
 def test_every_hit_keeps_each_stage_score_and_resolves_to_its_source(retriever):
-    res = retriever.retrieve("Welchen Standardwert hat gateway.max_connections?")
+    res = retriever.retrieve("Welchen Standardwert hat gateway.max_connections?", scope=EVERYTHING)
     assert res.hits and res.hits[0].filename == "lumen_handbuch.pdf"
     top = res.hits[0]
     assert top.vector_score is not None and top.keyword_score is not None
@@ -45,7 +47,8 @@ def test_every_hit_keeps_each_stage_score_and_resolves_to_its_source(retriever):
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_every_policy_answers(retriever, policy):
-    res = retriever.retrieve("Was wurde unter TOP 3 beschlossen?", RetrievalParams(policy=policy))
+    res = retriever.retrieve("Was wurde unter TOP 3 beschlossen?", RetrievalParams(policy=policy),
+                             scope=EVERYTHING)
     assert res.hits, policy
     if policy == "semantic_only":
         assert all(h.keyword_score is None for h in res.hits)
@@ -60,23 +63,26 @@ def test_every_policy_answers(retriever, policy):
 
 
 def test_filters_restrict_hits(retriever, sample_rs):
-    res = retriever.retrieve("Konfiguration Port", RetrievalParams(collections=["handbuch"]))
+    res = retriever.retrieve("Konfiguration Port", RetrievalParams(collections=["handbuch"]),
+                             scope=EVERYTHING)
     assert res.hits and {h.filename for h in res.hits} == {"lumen_handbuch.pdf"}
-    res = retriever.retrieve("decision", RetrievalParams(file_types=["docx"]))
+    res = retriever.retrieve("decision", RetrievalParams(file_types=["docx"]), scope=EVERYTHING)
     assert res.hits and {h.file_type for h in res.hits} == {"docx"}
-    res = retriever.retrieve("Beschluss", RetrievalParams(document_ids=[]))
+    res = retriever.retrieve("Beschluss", RetrievalParams(document_ids=[]), scope=EVERYTHING)
     assert res.hits == [] and res.warnings
     with pytest.raises(NotFound, match="unknown collection 'nope'"):
-        retriever.retrieve("Beschluss", RetrievalParams(collections=["nope"]))
-    high = retriever.retrieve("Port 8443", RetrievalParams(min_score=0.5))
+        retriever.retrieve("Beschluss", RetrievalParams(collections=["nope"]), scope=EVERYTHING)
+    high = retriever.retrieve("Port 8443", RetrievalParams(min_score=0.5), scope=EVERYTHING)
     assert high.hits and all(h.score >= 0.5 for h in high.hits)
 
 
 def test_per_document_cap_and_grouping(retriever):
-    res = retriever.retrieve("Gateway Konfiguration", RetrievalParams(per_document_cap=1, k=10))
+    res = retriever.retrieve("Gateway Konfiguration", RetrievalParams(per_document_cap=1, k=10),
+                             scope=EVERYTHING)
     docs = [h.document_id for h in res.hits]
     assert len(docs) == len(set(docs))
-    res = retriever.retrieve("Gateway", RetrievalParams(group_by_document=True, k=10))
+    res = retriever.retrieve("Gateway", RetrievalParams(group_by_document=True, k=10),
+                             scope=EVERYTHING)
     seen, last = [], None
     for h in res.hits:
         if h.document_id != last:
@@ -88,7 +94,8 @@ def test_per_document_cap_and_grouping(retriever):
 def test_small_to_big_expansion_stays_within_budget(retriever):
     for mode in ("neighbours", "section"):
         res = retriever.retrieve("Wartungsintervalle der Pumpen",
-                                 RetrievalParams(expand=mode, expand_chars=1500, k=3))
+                                 RetrievalParams(expand=mode, expand_chars=1500, k=3),
+                                 scope=EVERYTHING)
         for h in res.hits:
             assert h.expanded_text is not None
             assert h.expanded_start <= h.start and h.expanded_end >= h.end
@@ -99,23 +106,27 @@ def test_small_to_big_expansion_stays_within_budget(retriever):
 def test_inventory_questions_return_a_document_list(retriever):
     for q in ("Welche Dokumente gibt es zum Datenschutz?",
               "Which documents cover the Lumen Data Gateway?"):
-        res = retriever.retrieve(q)
+        res = retriever.retrieve(q, scope=EVERYTHING)
         assert res.mode == "inventory" and res.documents, q
-    res = retriever.retrieve("Welche Dokumente gibt es zum Datenschutz?")
+    res = retriever.retrieve("Welche Dokumente gibt es zum Datenschutz?", scope=EVERYTHING)
     assert "datenschutzrichtlinie.docx" in [d.filename for d in res.documents[:3]]
-    everything = retriever.retrieve("Welche Dokumente gibt es?")
-    assert everything.mode == "inventory" and len(everything.documents) == 15
+    everything = retriever.retrieve("Welche Dokumente gibt es?", scope=EVERYTHING)
+    n_samples = sum(1 for f in SAMPLES.iterdir() if f.is_file())
+    assert everything.mode == "inventory" and len(everything.documents) == n_samples
 
 
 def test_traces_are_persisted_and_listed(retriever, sample_rs):
     res = retriever.retrieve("Notfallplan Gateway Failover",
-                             RetrievalParams(persist_trace=True))
-    stored = get_trace(sample_rs.store, res.trace.id)
+                             RetrievalParams(persist_trace=True), owner=TraceOwner.user("ann"),
+                             scope=EVERYTHING)
+    stored = get_trace(sample_rs.store, res.trace.id, viewer="ann", is_admin=False)
     assert stored is not None and stored.query == "Notfallplan Gateway Failover"
+    assert (stored.owner_kind, stored.owner) == ("user", "ann")
     assert stored.hit_count == len(res.hits)
     assert [s["name"] for s in stored.trace["trace"]["stages"]] == \
         [s.name for s in res.trace.stages]
-    assert res.trace.id in [t.id for t in list_traces(sample_rs.store)]
+    assert res.trace.id in [t.id for t in list_traces(sample_rs.store, viewer="ann",
+                                                      is_admin=False)]
 
 
 SYNTAX = ['AND', 'OR', 'NOT', '(', ')', ':', '"', '*', '~', '^', '\\', '/', '[', ']', '{', '}', '!']
@@ -128,7 +139,7 @@ SYNTAX = ['AND', 'OR', 'NOT', '(', ')', ':', '"', '*', '~', '^', '\\', '/', '[',
     "".join(SYNTAX), 'gateway.port:"8443" AND (tls OR ~x^2)',
 ])
 def test_bad_queries_never_raise(retriever, query):
-    res = retriever.retrieve(query)
+    res = retriever.retrieve(query, scope=EVERYTHING)
     assert isinstance(res.hits, list)
     if not query.strip():
         assert res.hits == [] and "empty query" in res.warnings
@@ -149,7 +160,7 @@ def test_keyword_backend_down_degrades_to_semantic_only(sample_rs):
         store, embedder = sample_rs.store, sample_rs.embedder
         vector_index, keyword_index = sample_rs.vector_index, Down()
 
-    res = Retriever(View()).retrieve("Port 8443 Gateway")
+    res = Retriever(View()).retrieve("Port 8443 Gateway", scope=EVERYTHING)
     assert res.hits and all(h.keyword_score is None for h in res.hits)
     assert res.trace.stage("keyword_search").error
     assert any("keyword search failed" in w for w in res.warnings)
@@ -173,18 +184,19 @@ def test_cli_search_json_prints_hits_and_trace(sample_rs):
 
 
 def test_quoted_phrase_and_file_name_get_the_exact_match_boost(retriever):
-    res = retriever.retrieve('"Beschluss 2024/17"')
+    res = retriever.retrieve('"Beschluss 2024/17"', scope=EVERYTHING)
     boosted = [h for h in res.hits if h.boost > 0]
     assert boosted and all("beschluss 2024/17" in h.text.casefold() for h in boosted)
     assert res.hits[0].boost > 0
-    off = retriever.retrieve('"Beschluss 2024/17"', RetrievalParams(exact_boost=0))
+    off = retriever.retrieve('"Beschluss 2024/17"', RetrievalParams(exact_boost=0),
+                             scope=EVERYTHING)
     assert all(h.boost == 0 for h in off.hits)
-    res = retriever.retrieve("runbook_gateway_failover.md Schritte")
+    res = retriever.retrieve("runbook_gateway_failover.md Schritte", scope=EVERYTHING)
     assert res.hits[0].filename == "runbook_gateway_failover.md" and res.hits[0].boost > 0
 
 
 def test_rerank_stage_records_its_own_score(retriever):
-    res = retriever.retrieve("TLS Mindestversion", RetrievalParams(rerank=True))
+    res = retriever.retrieve("TLS Mindestversion", RetrievalParams(rerank=True), scope=EVERYTHING)
     assert res.hits and all(h.rerank_score is not None for h in res.hits)
     assert res.trace.stage("rerank") is not None
     scores = [h.rerank_score for h in res.hits]

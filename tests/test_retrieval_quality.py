@@ -1,7 +1,10 @@
 """Retrieval quality on the sample goldenset (64 hand-written questions, German and English;
 keyword-exact, paraphrased, structure, inventory). Hybrid must beat both single policies on
 recall@5 and MRR@10, and the pinned figures guard against regressions.
-Figures measured 2026-11-29 (docs/retrieval.md)."""
+Figures measured 2026-11-29 (docs/retrieval.md); floors lowered on 2026-12-01 for the int8
+embedding backend, the new default (measured: hybrid recall@5 0.921, MRR@10 0.920, nDCG@10
+0.898 against fp32's 0.929 / 0.930 / 0.902; semantic_only MRR@10 0.835 against 0.859;
+docs/retrieval.md, "Embedding backend")."""
 from __future__ import annotations
 
 import pytest
@@ -12,8 +15,8 @@ from eval.retrieval_eval import evaluate_configs
 from tests.conftest import ROOT
 
 PINNED = {  # metric floors: measured value minus a small tolerance
-    "hybrid": {"recall@5": 0.92, "mrr@10": 0.92, "ndcg@10": 0.89},
-    "semantic_only": {"recall@5": 0.88, "mrr@10": 0.85},
+    "hybrid": {"recall@5": 0.91, "mrr@10": 0.91, "ndcg@10": 0.88},
+    "semantic_only": {"recall@5": 0.88, "mrr@10": 0.82},
     "lexical_only": {"recall@5": 0.86, "mrr@10": 0.85},
 }
 

@@ -1,0 +1,172 @@
+"""Trustworthy answers (issue 11): the seed examples as regression tests on the sample corpus
+(right value, "nothing found", inventory lists, no false "uncited", the question's language),
+the German-aware sentence splitter, the support check of generated answers, inventory parsing
+and uploads before crawled pages on ties."""
+from __future__ import annotations
+
+import pytest
+
+from backend.access import Scope
+from backend.chat import ChatService
+from backend.chat_prompt import check_citations
+from backend.evidence.grounding import check_support
+from backend.evidence.sentences import split_sentences
+from backend.llm.base import Evidence
+from backend.llm.extractive import NOTHING_FOUND
+from backend.retrieval.policies import prefer_uploads
+from backend.retrieval.query import parse_query
+from backend.retrieval.traces import get_trace
+from tests.test_chat import FakeProvider
+
+
+def _ask(rs, question: str, provider=None):
+    svc = ChatService(rs, provider_factory=(lambda name: provider) if provider else None)
+    sess = svc.create_session("alice", collections=["samples"])
+    return svc.ask(sess.uuid, question, scope=Scope.everything(), user="alice").message
+
+
+def _cited(msg) -> set[str]:
+    return {s["filename"] for s in msg.sources if s["cited"]}
+
+
+# ---- the seed examples of the issue -----------------------------------------------------
+
+def test_default_value_of_a_named_key_is_the_answer(answer_rs):
+    msg = _ask(answer_rs, "What is the default value of gateway.max_connections?")
+    assert "512" in msg.content and "retention_days" not in msg.content, msg.content
+    assert _cited(msg) == {"lumen_handbuch.pdf"}
+
+
+def test_retention_of_quarter_hourly_readings_is_the_table_row(answer_rs):
+    msg = _ask(answer_rs, "Wie lange werden viertelstündliche Messwerte aufbewahrt?")
+    assert "3 Jahre" in msg.content and "gateway" not in msg.content.lower(), msg.content
+    assert _cited(msg) == {"datenschutzrichtlinie.docx"}
+
+
+@pytest.mark.parametrize("question", ["Wer ist der Bürgermeister von Paris?", "xyzzy qwertz"])
+def test_out_of_corpus_and_nonsense_questions_get_nothing_found(answer_rs, question):
+    msg = _ask(answer_rs, question)
+    assert msg.content in NOTHING_FOUND.values(), msg.content
+    assert msg.citations["abstained"] is True and not _cited(msg)
+    if question.startswith("Wer"):
+        assert msg.content == "Dazu habe ich in den Dokumenten nichts gefunden."
+
+
+def test_no_model_is_asked_when_the_evidence_is_too_weak(answer_rs):
+    llm = FakeProvider("Der Bürgermeister von Paris ist Thomas Reinhardt [1].")
+    msg = _ask(answer_rs, "Wer ist der Bürgermeister von Paris?", provider=llm)
+    assert llm.requests == [] and msg.provider == "extractive"
+    assert msg.content == "Dazu habe ich in den Dokumenten nichts gefunden."
+    assert "No model was asked" in msg.notice
+
+
+def test_which_documents_exist_lists_every_document_with_a_trace(answer_rs):
+    from backend.store import repo
+
+    with answer_rs.store.session() as s:
+        n = len(repo.document_ids(s, repo.DocumentFilter(collections=["samples"])))
+    assert n >= 15
+    msg = _ask(answer_rs, "Welche Dokumente gibt es?")
+    assert len(msg.sources) == n and all(s["cited"] for s in msg.sources)
+    assert msg.content.startswith(f"Folgende Dokumente gibt es ({n}):")
+    for s in msg.sources:
+        assert s["filename"] in msg.content and f"[{s['n']}]" in msg.content
+    assert "keine Quellen" not in msg.content
+    assert get_trace(answer_rs.store, msg.trace_id, viewer="alice", is_admin=False) is not None
+
+
+def test_inventory_by_document_type_and_by_topic(answer_rs):
+    minutes = _ask(answer_rs, "Welche Protokolle gibt es?")
+    assert _cited(minutes) == {"protokoll_werkausschuss_2024-03-12.txt",
+                               "steering_committee_minutes_2024-04-18.docx"}, minutes.content
+    privacy = _ask(answer_rs, "Welche Dokumente betreffen den Datenschutz?")
+    listed = _cited(privacy)
+    assert "datenschutzrichtlinie.docx" in listed and len(listed) < 15, privacy.content
+
+
+def test_a_german_date_sentence_is_not_reported_uncited(answer_rs):
+    msg = _ask(answer_rs, "Zu welchem Datum passen die Stadtwerke den Wasserpreis an?")
+    assert "1. Januar 2025" in msg.content, msg.content
+    assert msg.citations["uncited_sentences"] == [] and msg.citations["ok"]
+    llm = FakeProvider("Der Arbeitspreis für Trinkwasser steigt zum 1. Januar 2025 auf "
+                       "2,69 EUR je Kubikmeter (netto) [1]. Der Grundpreis bleibt z. B. "
+                       "nach § 3 Abs. 2 unverändert [1].")
+    gen = _ask(answer_rs, "Zu welchem Datum passen die Stadtwerke den Wasserpreis an?",
+               provider=llm)
+    assert gen.citations["uncited_sentences"] == [] and not gen.citations["invalid"]
+
+
+@pytest.mark.parametrize("question,expected", [
+    ("How long are access tokens valid by default?", "3600 seconds"),
+    ("Wie lange sind Zugriffstoken standardmäßig gültig?", "3600 Sekunden"),
+])
+def test_the_answer_is_in_the_questions_language_where_the_evidence_allows(
+        answer_rs, question, expected):
+    msg = _ask(answer_rs, question)
+    assert expected in msg.content, msg.content
+
+
+def test_an_invented_figure_in_a_generated_answer_is_flagged(answer_rs):
+    llm = FakeProvider("Der Standardwert von gateway.max_connections beträgt 4711 [1].")
+    msg = _ask(answer_rs, "Welchen Standardwert hat gateway.max_connections?", provider=llm)
+    assert llm.requests, "the model was asked"
+    assert msg.citations["unsupported_sentences"] and not msg.citations["ok"]
+    true = FakeProvider("Der Standardwert von gateway.max_connections beträgt 512 [1].")
+    ok = _ask(answer_rs, "Welchen Standardwert hat gateway.max_connections?", provider=true)
+    assert ok.citations["unsupported_sentences"] == [], ok.citations["support"]
+
+
+# ---- pieces -----------------------------------------------------------------------------
+
+def test_sentence_splitter_keeps_german_ordinals_dates_and_abbreviations():
+    text = ("Der neue Preis gilt zum 1. Januar 2025 für alle Kunden. Einzelheiten regelt "
+            "z. B. § 3 Abs. 2 der Satzung, Nr. 4 der Anlage. Die Sitzung am 3. Okt. 2024 "
+            "entfiel [2]. Danach ging es weiter.")
+    assert split_sentences(text, "de") == [
+        "Der neue Preis gilt zum 1. Januar 2025 für alle Kunden.",
+        "Einzelheiten regelt z. B. § 3 Abs. 2 der Satzung, Nr. 4 der Anlage.",
+        "Die Sitzung am 3. Okt. 2024 entfiel [2].",
+        "Danach ging es weiter."]
+
+
+def test_citation_check_counts_a_date_sentence_as_cited():
+    answer = ("Die Stadtwerke passen den Wasserpreis zum 1. Januar 2025 an [1]. "
+              "Gemäß § 3 Abs. 2 gilt z. B. eine Frist von 14 Tagen [2].")
+    c = check_citations(answer, 2)
+    assert c["uncited_sentences"] == [] and c["cited"] == [1, 2] and c["ok"]
+
+
+def test_support_check_needs_the_figures_and_the_words_of_the_cited_source():
+    ev = [Evidence(1, "Der Schlüssel gateway.max_connections begrenzt die gleichzeitigen "
+                      "Verbindungen. Der Standardwert beträgt 512.")]
+    ok, invented, wrong_source = check_support(
+        "Der Standardwert von gateway.max_connections beträgt 512 [1]. "
+        "Der Standardwert von gateway.max_connections beträgt 4711 [1]. "
+        "Die Kantine öffnet montags um acht Uhr [1].", ev, None, "de")
+    assert ok.supported and ok.figures_found
+    assert not invented.supported and not invented.figures_found
+    assert not wrong_source.supported and wrong_source.overlap < 0.6
+
+
+@pytest.mark.parametrize("question,types,topic", [
+    ("Welche Protokolle gibt es?", ["meeting_minutes", "minutes"], ""),
+    ("Welche Richtlinien gibt es?", ["policy", "contract"], ""),
+    ("Welche Dokumente betreffen den Datenschutz?", [], "Datenschutz"),
+    ("Which documents are about the water price?", [], "the water price"),
+])
+def test_inventory_questions_are_parsed(question, types, topic):
+    q = parse_query(question)
+    assert q.inventory and q.inventory_types == types
+    assert q.inventory_topic.removeprefix("the ") == topic.removeprefix("the ")
+
+
+def test_uploads_come_before_crawled_pages_only_on_ties():
+    from backend.retrieval.types import Hit
+
+    def hit(cid, score, uri):
+        return Hit(chunk_id=cid, document_id=1, version_id=1, text="", score=score,
+                   source_uri=uri)
+
+    hits = [hit("web", 0.5, "https://example.org/a"), hit("file", 0.4999, "/data/a.pdf"),
+            hit("web2", 0.3, "https://example.org/b"), hit("file2", 0.2, "/data/b.pdf")]
+    assert [h.chunk_id for h in prefer_uploads(hits)] == ["file", "web", "web2", "file2"]
