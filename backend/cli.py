@@ -317,25 +317,22 @@ def cmd_status(a) -> int:
 
 
 def cmd_search(a) -> int:
-    from backend.retrieval import RetrievalParams, Retriever
+    from backend import cli_bridge
 
-    params = RetrievalParams(policy=a.policy, k=a.k,
-                             collections=[a.collection] if a.collection else None,
-                             fusion=a.fusion or RetrievalParams().fusion,
-                             expand=a.expand, persist_trace=a.save_trace)
-    rs = _rs()
-    actor = actor_of(a, rs)
-    res = Retriever(rs).retrieve(a.query, params, scope=scope_of(a, rs),
-                                 owner=actor.trace_owner())
+    link = cli_bridge.link_for(a)
+    res = link.search(a) if link else cli_bridge.search_result(_rs(), a)
     if a.json:
-        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=2, default=str))
+        print(json.dumps(res, ensure_ascii=False, indent=2, default=str))
         return 0
-    for w in res.warnings:
+    for w in res["warnings"]:
         print(f"warning: {w}", file=sys.stderr)
-    if res.mode == "inventory":
-        print(f"documents for: {res.trace.stages[0].params.get('inventory_topic') or '(all)'}")
-        for d in res.documents:
-            print(f"{d.rank:>3}. {d.title}  ({d.filename}, {d.doc_type}, score {d.score:.3f})")
+    if res["mode"] == "inventory":
+        stages = res["trace"]["stages"]
+        topic = (stages[0].get("params") or {}).get("inventory_topic") if stages else None
+        print(f"documents for: {topic or '(all)'}")
+        for d in res["documents"]:
+            print(f"{d['rank']:>3}. {d['title']}  ({d['filename']}, {d['doc_type']}, "
+                  f"score {d['score']:.3f})")
         return 0
 
     def f(x, r):
@@ -343,15 +340,18 @@ def cmd_search(a) -> int:
 
     print(f"{'#':>3} {'final':>7} {'vector':>11} {'bm25':>11} {'fused':>11} "
           f"{'rerank':>7}  document › section (page)")
-    for h in res.hits:
-        page = f" (p. {h.page})" if h.page else ""
-        rr = "-" if h.rerank_score is None else f"{h.rerank_score:.3f}"
-        print(f"{h.rank:>3} {h.score:>7.3f} {f(h.vector_score, h.vector_rank):>11} "
-              f"{f(h.keyword_score, h.keyword_rank):>11} {f(h.fused_score, h.fused_rank):>11} "
-              f"{rr:>7}  {h.document_title} › {h.breadcrumb or '-'}{page}")
-        snippet = " ".join(h.text.split())[:160]
+    for h in res["hits"]:
+        page = f" (p. {h['page']})" if h.get("page") else ""
+        rr = "-" if h.get("rerank_score") is None else f"{h['rerank_score']:.3f}"
+        print(f"{h['rank']:>3} {h['score']:>7.3f} {f(h['vector_score'], h['vector_rank']):>11} "
+              f"{f(h['keyword_score'], h['keyword_rank']):>11} "
+              f"{f(h['fused_score'], h['fused_rank']):>11} "
+              f"{rr:>7}  {h['document_title']} › {h.get('breadcrumb') or '-'}{page}")
+        snippet = " ".join(h["text"].split())[:160]
         print(f"{'':>12}{snippet}")
-    print(f"{len(res.hits)} hits in {res.trace.total_ms:.1f} ms (trace {res.trace.id})")
+    via = f" (by the running process {link.pid})" if link else ""
+    print(f"{len(res['hits'])} hits in {res['trace']['total_ms']:.1f} ms "
+          f"(trace {res['trace']['id']}){via}")
     return 0
 
 
@@ -508,6 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="persist the trace (owner system:cli, visible to admins; with "
                         "--as: the user's)")
     x.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    x.add_argument("--local", action="store_true",
+                   help="search in this process even when a ragscope API process runs on "
+                        "this data dir (by default it is asked: no model load)")
     x.set_defaults(fn=cmd_search)
     from backend import cli_access, cli_analysis, cli_chat, cli_chatbot, cli_crawl, cli_ingest
     from backend.api import cli as cli_api

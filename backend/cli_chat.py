@@ -32,65 +32,51 @@ def _service():
 
 
 def cmd_ask(a) -> int:
-    from backend.chat import Answered, Delta, Fallback, Retrieved
+    from backend import cli_bridge
 
-    from backend.access import scope_of
-    from backend.cli import actor_of
-
-    svc = _service()
-    actor = actor_of(a, svc.rs)
-    owner = actor.username if actor.kind != "system" else None
-    scope = scope_of(svc.rs, actor)
-    changes = {k: v for k, v in (("provider", a.provider), ("model", a.model),
-                                 ("collections", a.collection)) if v is not None}
-    if a.collection:
-        scope.collections(a.collection)  # outside the scope: "unknown collection"
-    if a.session:
-        sess = svc.get_session(a.session, user=owner)
-        if changes:
-            sess = svc.update_settings(sess.uuid, user=owner, **changes)
-    else:
-        sess = svc.create_session(owner or a.user, **changes)
+    link = cli_bridge.link_for(a)
+    events = link.ask(a) if link else cli_bridge.ask_events(_service(), a)
     answered = None
-    for ev in svc.ask_stream(sess.uuid, a.question, scope=scope, user=owner):
-        if isinstance(ev, Retrieved) and not a.json:
-            print(f"({len(ev.sources)} sources, {ev.retrieval_ms:.0f} ms)", file=sys.stderr)
-        elif isinstance(ev, Delta) and not a.json:
-            sys.stdout.write(ev.text)
+    for ev in events:
+        if ev["type"] == "retrieved" and not a.json:
+            print(f"({ev['sources']} sources, {ev['retrieval_ms']:.0f} ms)", file=sys.stderr)
+        elif ev["type"] == "delta" and not a.json:
+            sys.stdout.write(ev["text"])
             sys.stdout.flush()
-        elif isinstance(ev, Fallback):
-            print(f"\nwarning: {ev.notice}", file=sys.stderr)
-        elif isinstance(ev, Answered):
+        elif ev["type"] == "fallback":
+            print(f"\nwarning: {ev['notice']}", file=sys.stderr)
+        elif ev["type"] == "answered":
             answered = ev
     assert answered is not None
-    m = answered.message
+    m = answered["message"]
     if a.json:
-        print(json.dumps({"session": answered.session.uuid, "title": answered.session.title,
-                          "answer": m.to_dict()}, ensure_ascii=False, indent=2, default=str))
+        print(json.dumps({"session": answered["session"], "title": answered["title"],
+                          "answer": m}, ensure_ascii=False, indent=2, default=str))
         return 0
     print("\n")
     _print_sources(m)
-    c = m.citations
+    c = m["citations"]
     if c.get("invalid"):
         print("citations without a source: " + ", ".join(f"[{n}]" for n in c["invalid"]))
     for s in c.get("uncited_sentences", []):
         print(f"no citation: {s}")
-    cost = ("local" if m.cost_label == "local" else "unknown" if m.cost_usd is None
-            else f"${m.cost_usd:.4f}")
-    counted = " (counted locally)" if m.tokens_counted_locally else ""
-    print(f"{m.provider}/{m.model} · {m.tokens_input} in / {m.tokens_output} out tokens"
-          f"{counted} · {cost} · {(m.latency_ms or 0) / 1000:.2f} s"
-          + (" · extractive fallback" if m.fallback else ""))
-    print(f"session {answered.session.uuid} ({answered.session.title})")
+    cost = ("local" if m["cost_label"] == "local" else "unknown" if m["cost_usd"] is None
+            else f"${m['cost_usd']:.4f}")
+    counted = " (counted locally)" if m["tokens_counted_locally"] else ""
+    print(f"{m['provider']}/{m['model']} · {m['tokens_input']} in / {m['tokens_output']} out "
+          f"tokens{counted} · {cost} · {(m['latency_ms'] or 0) / 1000:.2f} s"
+          + (" · extractive fallback" if m["fallback"] else ""))
+    via = f" (answered by the running process {link.pid})" if link else ""
+    print(f"session {answered['session']} ({answered['title']}){via}")
     return 0
 
 
-def _print_sources(m) -> None:
-    if not m.sources:
+def _print_sources(m: dict) -> None:
+    if not m["sources"]:
         print("no sources")
         return
     for cited in (True, False):
-        group = [s for s in m.sources if bool(s["cited"]) is cited]
+        group = [s for s in m["sources"] if bool(s["cited"]) is cited]
         if group:
             print("cited sources:" if cited else "not cited:")
         for s in group:
@@ -101,8 +87,8 @@ def _print_sources(m) -> None:
             page = f", p. {s['page']}" if s.get("page") is not None else ""
             print(f"  [{s['n']}] {s['title']} — {where}{page} (score {s['score']:.3f}, "
                   f"document {s['document_id']})")
-    if m.trace_id:
-        print(f"retrieval trace: {m.trace_id}")
+    if m.get("trace_id"):
+        print(f"retrieval trace: {m['trace_id']}")
 
 
 def cmd_local_llm(a) -> int:
@@ -142,6 +128,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="search only this collection (repeatable)")
     x.add_argument("--user", help="owner of a new session (shown on the dashboard)")
     x.add_argument("--json", action="store_true", help="print the answer and sources as JSON")
+    x.add_argument("--local", action="store_true",
+                   help="answer in this process even when a ragscope API process runs on "
+                        "this data dir (by default it is asked: no model load)")
     x.set_defaults(fn=cmd_ask)
     x = subparsers.add_parser("local-llm", help="run the local model's OpenAI-compatible "
                               "server on 127.0.0.1 in the foreground")

@@ -28,8 +28,20 @@ def cmd_api(a) -> int:
     host, port = a.host or s.api_host, a.port or s.api_port
     app = create_app(settings=s)
     print(f"ragscope API on http://{host}:{port}/api (docs: /docs), MCP on /mcp", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level=a.log_level, access_log=True,
-                proxy_headers=False, server_header=False)
+    if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+        # the CLI's search/ask run here while this process is up (backend/cli_bridge.py)
+        from backend import cli_bridge
+
+        local = "127.0.0.1" if host in ("0.0.0.0", "localhost") else \
+            "[::1]" if host in ("::", "::1") else host
+        app.state.local_secret = cli_bridge.publish(s.data_dir, f"http://{local}:{port}")
+    try:
+        uvicorn.run(app, host=host, port=port, log_level=a.log_level, access_log=True,
+                    proxy_headers=False, server_header=False)
+    finally:
+        from backend import cli_bridge
+
+        cli_bridge.withdraw(s.data_dir)
     return 0
 
 

@@ -67,7 +67,13 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
                provider_factory=None) -> FastAPI:
     """The app over `rs` (built from `settings` when not given). `provider_factory`: the
     chat's LLM providers (tests pass a fake)."""
-    from backend.api import routes_analysis, routes_documents, routes_search, routes_system
+    from backend.api import (
+        routes_analysis,
+        routes_documents,
+        routes_local,
+        routes_search,
+        routes_system,
+    )
     from backend.api.mcp_server import build_mcp
 
     rs = rs or Ragscope(settings or Settings())
@@ -87,9 +93,10 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
                   lifespan=lifespan)
     app.state.rs = rs
     app.state.provider_factory = provider_factory
+    app.state.local_secret = None  # set by `python -m backend api` (backend/cli_bridge.py)
     errors.install(app)
     for r in (routes_search.router, routes_documents.router, routes_analysis.router,
-              routes_system.router):
+              routes_system.router, routes_local.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate
         route.app = TokenGate(route.app, rs)
