@@ -149,10 +149,10 @@ def _has_type(qtype: str, text: str) -> bool:
 
 _NOT_VALUE = re.compile(
     rf"^\s*\(?\d{{1,2}}[.)]\s|§\s*\d+\w?|\b\d{{1,2}}\.?\s+(?:{'|'.join(_MONTHS)})\b|"
-    r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{4}-\d\d-\d\d\b|\b(?:19|20)\d\d\b", re.I)
+    r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{4}-\d\d-\d\d\b|\b(?:19|20)\d\d\b", re.IGNORECASE)
 
 
-def new_value(q: "Question", text: str) -> bool:
+def new_value(q: Question, text: str) -> bool:
     """The candidate has what the question asks for outside what the question itself says:
     the question's own words and figures are removed first, and for a number also
     enumerations ("(2)"), § numbers, dates and years, which are rarely the asked value."""
