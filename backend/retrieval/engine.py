@@ -199,7 +199,7 @@ class Retriever:
         return fused, stage_scores, highlights_by_id
 
     def _weights(self, q: ParsedQuery, p: RetrievalParams) -> dict[str, float]:
-        table = VECTOR_WEIGHT.get(str(self.rs.settings.embedding_model).rsplit("/", 1)[-1],
+        table = VECTOR_WEIGHT.get(str(self.rs.embedder.model_name).rsplit("/", 1)[-1],
                                   VECTOR_WEIGHT["all-MiniLM-L6-v2"])
         w = p.vector_weight if p.vector_weight is not None else table.get(q.language, 0.5)
         return {"vector": w, "keyword": 1.0 - w}
