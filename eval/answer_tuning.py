@@ -41,6 +41,7 @@ from eval.gate import ROOT
 
 def collect(rs, gs, expand: str, min_score: float | None, emb_cache: dict | None = None):
     """Per question: type, split, feature rows, right flags, embeddings (all candidates)."""
+    from backend.access import Scope
     from backend.chat import ChatService, SessionSettings
     from backend.llm.base import Evidence
     from backend.retrieval import TraceOwner
@@ -54,7 +55,8 @@ def collect(rs, gs, expand: str, min_score: float | None, emb_cache: dict | None
     for q in gs.questions:
         if q.type == "inventory":
             continue
-        result, _, _ = svc._retrieve(q.question, cfg, TraceOwner.system("eval"))
+        result, _, _ = svc._retrieve(q.question, cfg, TraceOwner.system("eval"),
+                                     Scope.everything())
         hits = result.hits[:cfg.context_limit]
         ev = [Evidence(n, h.context[:rs.settings.chat_source_chars], h.document_title or
                        h.filename, h.breadcrumb, h.page, float(h.score))
@@ -171,9 +173,9 @@ def threshold(rows, w: Weights, split: str) -> float:
 
 
 RANKING = ("lex", "prev", "head", "key", "key_ctx", "type", "src", "rank", "lang", "row",
-           "field", "line", "lex_type", "emb")
+           "field", "line", "lex_type", "type_new", "novel", "emb")
 GRID = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
-SIGNED = ("head", "row", "field", "line")  # may also be negative
+SIGNED = ("head", "row", "field", "line", "novel")  # may also be negative
 SHORTLISTS = (4, 8, 16)
 
 
@@ -181,16 +183,18 @@ def _top1(rows, w: dict, k: int, split: str) -> float:
     return evaluate(rows, Weights(w, w, -1e9, k), split)["top1"]
 
 
-def tune(rows, split: str = "tune", rounds: int = 3) -> Weights:
+def tune(rows, split: str = "tune", rounds: int = 3, start: str = "fresh") -> Weights:
     """Coordinate ascent on the tuning half: each ranking weight in turn takes the grid
     value with the best top-1 accuracy (ties: the value closest to the current one), three
     rounds, for each shortlist size. `lang` stays >= 0.1: answering in the question's
     language where the evidence allows is a requirement, not a preference to learn away.
-    Then the per-question weights `cover` and `missing` and the threshold (abstention)."""
+    Then the per-question weights `cover` and `missing` and the threshold (abstention).
+    `start`: "fresh" (the fixed start above) or "current" (the weights in use)."""
     best = None
     for k in SHORTLISTS:
-        w = {"bias": 0.0, "lex": 1.0, "type": 1.0, "rank": 1.0, "emb": 1.0, "key": 1.0,
-             "lang": 0.1}
+        w = dict(WEIGHTS.final) if start == "current" else {
+            "bias": 0.0, "lex": 1.0, "type": 1.0, "rank": 1.0, "emb": 1.0, "key": 1.0,
+            "lang": 0.1}
         for _ in range(rounds):
             for n in RANKING:
                 grid = GRID + ((-0.5, -1.0) if n in SIGNED else ())
@@ -205,11 +209,14 @@ def tune(rows, split: str = "tune", rounds: int = 3) -> Weights:
     _, w, k = best
     pre = {n: v for n, v in w.items() if n != "emb" and v}
     weights = Weights({"bias": 0.0, **pre}, {n: v for n, v in w.items() if v}, -1e9, k)
-    a = {"bias": 0.0, "strict": 2.0, "emb": 0.5, "missing": -1.0,  # start: coverage first,
-         "unseen": -1.0}  # and words the corpus lacks
+    a = dict(WEIGHTS.abstain) if start == "current" else {
+        "bias": 0.0, "strict": 2.0, "emb": 0.5, "missing": -1.0,  # coverage first,
+        "unseen": -1.0}  # and words the corpus lacks
     for _ in range(rounds):
         for n in ABSTAIN:
-            grid = tuple(-v for v in GRID) if n in ("missing", "unseen", "unseen_caps") else GRID
+            grid = tuple(-v for v in GRID) if n in ("missing", "unseen", "unseen_caps", "type_miss",
+                                                       "rare_miss", "year_miss") \
+                else GRID
             cur = a.get(n, 0.0)
             a[n] = max(grid, key=lambda v: (_abstention(rows, weights, dict(a, **{n: v}), split),
                                             -abs(v - cur)))
@@ -217,7 +224,8 @@ def tune(rows, split: str = "tune", rounds: int = 3) -> Weights:
     return replace(weights, threshold=threshold(rows, weights, split))
 
 
-ABSTAIN = ("strict", "emb", "lex", "type", "key", "missing", "cover", "unseen", "unseen_caps")
+ABSTAIN = ("strict", "emb", "lex", "type", "key", "missing", "cover", "unseen", "unseen_caps",
+           "type_miss", "rare_miss", "year_miss")
 
 
 def _abstention(rows, weights: Weights, a: dict, split: str) -> float:
@@ -234,6 +242,8 @@ def main(argv=None) -> int:
     ap.add_argument("--goldenset", default=str(ROOT / "eval" / "answers_sample.yaml"))
     ap.add_argument("--expand", default="none", choices=["none", "neighbours", "section"])
     ap.add_argument("--min-score", type=float, default=None)
+    ap.add_argument("--start", default="fresh", choices=["fresh", "current"],
+                    help="coordinate ascent from a fixed start or from the weights in use")
     ap.add_argument("--current", action="store_true",
                     help="only report the figures of the current weights (no tuning)")
     ap.add_argument("--refresh-unseen", action="store_true",
@@ -260,7 +270,7 @@ def main(argv=None) -> int:
         rows = collect(rs, load_answer_goldenset(a.goldenset), a.expand, a.min_score)
         if a.rows:
             Path(a.rows).write_bytes(pickle.dumps(rows))
-    w = WEIGHTS if a.current else tune(rows)
+    w = WEIGHTS if a.current else tune(rows, start=a.start)
     print(json.dumps({"weights": asdict(w), "tune": evaluate(rows, w, "tune"),
                       "test": evaluate(rows, w, "test")}, indent=1))
     return 0

@@ -148,6 +148,35 @@ def test_support_check_needs_the_figures_and_the_words_of_the_cited_source():
     assert not wrong_source.supported and wrong_source.overlap < 0.6
 
 
+_INCIDENT = [
+    Evidence(1, "Incident report INC-2024-031\n\nStatus: final, 8 March 2024.\n\n"
+                "The gateway rejected connections.", "Incident INC-2024-031", "", None, 1.0),
+    Evidence(2, "| Time | Event |\n|---|---|\n| 06:44 | gateway.max_connections raised from 256 "
+                "to 1024 on both nodes |", "Incident INC-2024-031", "Timeline", None, 0.9)]
+_RETENTION = [
+    Evidence(1, "(2) Messdaten im Sinne dieser Richtlinie sind Zählerstände sowie Lastgänge, das "
+                "heißt viertelstündliche Messwerte aus intelligenten Messsystemen.",
+             "Datenschutzrichtlinie", "§ 1", None, 1.0),
+    Evidence(2, "| Datenkategorie | Löschfrist |\n|---|---|\n| Viertelstündliche Messwerte | "
+                "3 Jahre nach Erhebung |", "Datenschutzrichtlinie", "§ 7", None, 0.87)]
+
+
+@pytest.mark.parametrize("question,evidence,expected", [
+    ("Auf welchen Wert wurde gateway.max_connections beim Vorfall INC-2024-031 erhöht?",
+     _INCIDENT, "1024 on both nodes. [2]"),
+    ("Wie lange werden viertelstündliche Messwerte aufbewahrt?", _RETENTION,
+     "3 Jahre nach Erhebung. [2]"),
+])
+def test_the_asked_value_beats_a_better_ranked_sentence_that_only_repeats_the_question(
+        question, evidence, expected):
+    """A date ("8 March 2024") is no answer to "Auf welchen Wert …", and a definition that
+    repeats the question's words but has no duration none to "Wie lange …", even from the
+    best-ranked source."""
+    from backend.llm.extractive import answer_text
+
+    assert answer_text(question, evidence).endswith(expected)
+
+
 @pytest.mark.parametrize("question,types,topic", [
     ("Welche Protokolle gibt es?", ["meeting_minutes", "minutes"], ""),
     ("Welche Richtlinien gibt es?", ["policy", "contract"], ""),

@@ -40,3 +40,26 @@ def test_normalisers_handle_degenerate_lists():
 
 def test_ranked_breaks_ties_by_id():
     assert fusion.ranked({"b": 1.0, "a": 1.0, "c": 2.0}) == [("c", 2.0), ("a", 1.0), ("b", 1.0)]
+
+
+@pytest.mark.parametrize("model,de,en", [
+    ("all-MiniLM-L6-v2", 0.3, 0.7),
+    ("multilingual-e5-small", 0.9, 0.9),
+    ("/models/my-own-sentence-model", 0.3, 0.7),  # not listed: the MiniLM row
+])
+def test_default_vector_weight_depends_on_the_embedding_model(model, de, en):
+    """The fusion weights shown in the trace come from the embedding model's row: the
+    multilingual model gets most of the weight in both languages (docs/retrieval.md)."""
+    from types import SimpleNamespace
+
+    from backend.retrieval.engine import Retriever
+    from backend.retrieval.query import parse_query
+    from backend.retrieval.types import RetrievalParams
+
+    r = Retriever(SimpleNamespace(embedder=SimpleNamespace(model_name=model)))
+    for question, w in (("Welche Portnummer verwendet das Gateway?", de),
+                        ("Which port does the gateway use?", en)):
+        assert r._weights(parse_query(question), RetrievalParams()) == \
+            pytest.approx({"vector": w, "keyword": 1 - w})
+    assert r._weights(parse_query("Which port does the gateway use?"),
+                      RetrievalParams(vector_weight=0.5))["vector"] == 0.5

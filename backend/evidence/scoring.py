@@ -9,6 +9,8 @@ Features of a candidate (each 0..1):
 | `strict` | `lex` over candidate and context without the loose prefix matching |
 | `key`, `key_ctx` | share of the question's exact tokens (config keys, codes, versions, § numbers) in the candidate / only in its context |
 | `type`   | the candidate has what the question asks for: a number, a duration, a date, a name, a path |
+| `type_new` | it has it outside the question's own words and figures (for a number also not as an enumeration "(2)", § number, date or year): "8 March 2024" is no answer to "Auf welchen Wert …", "3 Jahre" is one to "Wie lange …" |
+| `novel`  | share of the candidate's content words the question does not have (measured, weight 0) |
 | `src`, `rank` | retrieval score of its source relative to the best, and 1 / its rank |
 | `lang`   | the candidate is in the question's language |
 | `emb`    | cosine similarity of question and candidate (MiniLM), computed for a shortlist only |
@@ -17,7 +19,10 @@ Per question (the same for every candidate; they move the evidence score, i.e. t
 decision): `cover` (share of the question's content words found anywhere in the evidence),
 `missing` (share of its exact tokens found nowhere in the evidence), `unseen` / `unseen_caps`
 (share of its words / capitalised words the corpus lacks, German compounds by their last
-part). The weights and the abstention threshold were chosen by measurement on the tuning
+part), `type_miss` (the candidate lacks the asked type), `rare_miss` (it and its context lack
+the question's rarest word by corpus IDF), `year_miss` (share of the question's years missing
+from it and its context) — the last three measured as abstention signals and left at weight 0
+(docs/chat.md). The weights and the abstention threshold were chosen by measurement on the tuning
 half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md)."""
 from __future__ import annotations
 
@@ -142,6 +147,26 @@ def _has_type(qtype: str, text: str) -> bool:
     return False
 
 
+_NOT_VALUE = re.compile(
+    rf"^\s*\(?\d{{1,2}}[.)]\s|§\s*\d+\w?|\b\d{{1,2}}\.?\s+(?:{'|'.join(_MONTHS)})\b|"
+    r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{4}-\d\d-\d\d\b|\b(?:19|20)\d\d\b", re.IGNORECASE)
+
+
+def new_value(q: Question, text: str) -> bool:
+    """The candidate has what the question asks for outside what the question itself says:
+    the question's own words and figures are removed first, and for a number also
+    enumerations ("(2)"), § numbers, dates and years, which are rarely the asked value."""
+    if not q.qtype:
+        return False
+    rest = text
+    for w in set(_WORD.findall(q.text)):
+        if len(w) >= 2 or w.isdigit():
+            rest = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", " ", rest, flags=re.I)
+    if q.qtype == "number":
+        rest = _NOT_VALUE.sub(" ", rest)
+    return _has_type(q.qtype, rest)
+
+
 _PARTICIPLE = re.compile(r"^(ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|)ge(\w{4,})$")
 
 
@@ -203,7 +228,8 @@ def analyse(question: str) -> Question:
 
 FEATURES = ("lex", "prev", "head", "strict", "key", "key_ctx", "type", "src", "rank", "lang",
             "row", "field", "line", "lex_type", "ctx_type", "cover", "missing", "unseen",
-            "unseen_caps", "emb", "emb_type")
+            "unseen_caps", "emb", "emb_type", "type_miss", "type_new", "novel", "rare_miss",
+            "year_miss")
 
 
 @dataclass(frozen=True)
@@ -224,11 +250,11 @@ class Weights:
 # eval/answers_sample.yaml (figures and the held-out half in docs/chat.md).
 WEIGHTS = Weights(
     pre={"bias": 0.0, "lex": 4.0, "prev": 1.0, "key": 1.0, "key_ctx": 2.0, "type": 1.0,
-         "src": 4.0, "rank": 1.0, "lang": 0.1},
+         "type_new": 2.0, "src": 4.0, "rank": 1.0, "lang": 0.1, "line": 1.0},
     final={"bias": 0.0, "lex": 4.0, "prev": 1.0, "key": 1.0, "key_ctx": 2.0, "type": 1.0,
-           "src": 4.0, "rank": 1.0, "lang": 0.1, "emb": 1.0},
-    abstain={"bias": 0.0, "strict": 0.25, "emb": 0.5, "missing": -1.0, "unseen": -1.0},
-    threshold=-0.1167, shortlist=4)
+           "type_new": 2.0, "src": 4.0, "rank": 1.0, "lang": 0.1, "line": 1.0, "emb": 1.0},
+    abstain={"bias": 0.0, "strict": 0.25, "emb": 0.25, "missing": -1.0, "unseen": -1.0},
+    threshold=-0.2323, shortlist=4)
 
 
 NO_EVIDENCE = -99.0
@@ -356,6 +382,8 @@ def featurise(q: Question, evidence: list[Evidence],
         mean = sum(rare.values()) / len(rare)
         idf = {t: v * rare.get(t, mean) for t, v in idf.items()}
     total = sum(idf.values()) or 1.0
+    rarest = max(rare, key=lambda t: (rare[t], t)) if rare else None
+    rarest = rarest if rarest in q.terms else None
 
     def cov(ts: set[str], loose: bool = True) -> float:
         return (sum(idf[t] for t in _matches(q.terms, ts, loose=loose)) / total
@@ -388,6 +416,14 @@ def featurise(q: Question, evidence: list[Evidence],
             "line": float(c.kind == "line"), "cover": cover, "missing": missing, "emb": 0.0,
             "unseen": gone, "unseen_caps": gone_caps,
         }
+        f["type_miss"] = 1.0 if q.qtype and not f["type"] else 0.0
+        f["type_new"] = 1.0 if f["type"] and new_value(q, c.match_text) else 0.0
+        f["novel"] = (len(o - _matches(o, q.terms)) / len(o)) if o else 0.0
+        f["rare_miss"] = float(rarest is not None and not _matches({rarest}, o | b | h,
+                                                                   loose=False))
+        near = f"{mine} {c.before} {c.heading}".casefold()
+        f["year_miss"] = (sum(1 for y in q.years if y not in near) / len(q.years)
+                          if q.years else 0.0)
         f["lex_type"] = f["lex"] * f["type"]
         f["ctx_type"] = (f["prev"] + f["head"] + f["key_ctx"]) * f["type"]
         out.append(Scored(c, f))

@@ -21,9 +21,15 @@ from backend.retrieval.types import (
 )
 from backend.store import repo
 
-# Default weight of the vector retriever by query language, chosen by measurement on the
-# sample goldenset (docs/retrieval.md): MiniLM is an English model, weak on German text.
-VECTOR_WEIGHT = {"en": 0.7, "de": 0.3, "": 0.5}
+# Default weight of the vector retriever by embedding model and query language, chosen by
+# measurement on the sample goldenset (docs/retrieval.md) and the answer benchmark
+# (docs/chat.md): MiniLM is an English model, weak on German text; multilingual-e5-small
+# understands both, but its cosines lie close together, so it needs most of the weight.
+# A model not listed gets the MiniLM row.
+VECTOR_WEIGHT = {
+    "all-MiniLM-L6-v2": {"en": 0.7, "de": 0.3, "": 0.5},
+    "multilingual-e5-small": {"en": 0.9, "de": 0.9, "": 0.9},
+}
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
@@ -193,7 +199,9 @@ class Retriever:
         return fused, stage_scores, highlights_by_id
 
     def _weights(self, q: ParsedQuery, p: RetrievalParams) -> dict[str, float]:
-        w = p.vector_weight if p.vector_weight is not None else VECTOR_WEIGHT.get(q.language, 0.5)
+        table = VECTOR_WEIGHT.get(str(self.rs.embedder.model_name).rsplit("/", 1)[-1],
+                                  VECTOR_WEIGHT["all-MiniLM-L6-v2"])
+        w = p.vector_weight if p.vector_weight is not None else table.get(q.language, 0.5)
         return {"vector": w, "keyword": 1.0 - w}
 
     def _vector(self, text: str, n: int, flt: IndexFilter, emb=None):
