@@ -357,12 +357,6 @@ class Settings(BaseSettings):
     api_max_upload_files: int = Field(
         20, ge=1, le=1000, description="Most files in one API upload (`POST /api/ingest`)."
     )
-    api_threads: int = Field(
-        4, ge=1, le=256, description="Worker threads of the API server for blocking work "
-        "(search, documents, token checks); requests beyond them wait their turn in the event "
-        "loop. A few per core: more only add thread switches (docs/benchmarks.md, \"HTTP API "
-        "under load\")."
-    )
     api_allowed_hosts: str = Field(
         "", description="Comma-separated extra Host header values the MCP endpoint accepts "
         "(DNS-rebinding guard), e.g. `rag.example.org:443`, when the API is reached through a "

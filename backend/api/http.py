@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Awaitable, Callable
 
-import anyio.to_thread
 from fastapi import FastAPI
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.concurrency import run_in_threadpool
@@ -81,9 +80,6 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
-        # sync routes, dependencies and the MCP tools run on the event loop's thread pool:
-        # its size is the API's concurrency for blocking work (api_threads)
-        anyio.to_thread.current_default_thread_limiter().total_tokens = s.api_threads
         async with mcp.session_manager.run():
             yield
 
