@@ -55,8 +55,11 @@ class Embedder:
         self._load_lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
-        # concurrent queries (API, several dashboard sessions) share one forward pass
-        self._queries = CoalescingBatcher(lambda texts: list(self.encode_queries(texts)))
+        # concurrent queries (API, several dashboard sessions) are encoded together by one
+        # thread (one forward pass on torch; ONNX runs each text alone); identical queries
+        # in one batch are encoded once
+        self._queries = CoalescingBatcher(lambda texts: list(self.encode_queries(texts)),
+                                          dedupe=True)
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> "Embedder":
@@ -159,7 +162,7 @@ class Embedder:
                 if hit is not None:
                     self._cache.move_to_end(text)
                     return hit.copy()
-        vec = self._queries.call(text)
+        vec = self._queries.call(text).copy()  # callers of one text share the row
         if self.query_cache_size:
             with self._cache_lock:
                 self._cache[text] = vec.copy()

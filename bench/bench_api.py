@@ -158,36 +158,39 @@ def record(results: dict, args) -> None:
         f"| {r['clients']} | {r['requests']} | {r['p50_ms']} | {r['p95_ms']} | {r['max_ms']} | "
         f"{r['throughput_rps']} | {r['errors']} |" for r in (single, multi))
     verdict = ("met" if multi["errors"] == 0 and ratio <= 3 else "NOT met")
-    text = f"""## {DOC_SECTION}
+    text = f"""### Latest `--record` run
 
-Measured {dt.date(2026, 12, 1).isoformat()} on {os.cpu_count()} cores, Python
-{platform.python_version()}; load average at the end {load} (the machine was shared with
+Measured {dt.date.today().isoformat()} on {os.cpu_count()} cores, Python
+{platform.python_version()}; load average at the end {load} (the machine may be shared with
 other work). Reproduce: `python bench/bench_api.py --clients {args.clients} --per-client
-{args.per_client} --single {args.single}`.
-
-**Method.** `python -m backend api` in its own process on 127.0.0.1 over a data dir with the
-sample corpus; a read-only principal in an access group with read on the knowledge base
-(every request resolves the token and computes the ACL scope). Each request is
-`POST /api/search` (hybrid, k=10) with a goldenset question plus a distinct suffix, so no
-query embedding is cached. Clients are threads with keep-alive connections; first one
-client alone, then {args.clients} at once.
+{args.per_client} --single {args.single}`; method as above.
 
 | clients | requests | p50 ms | p95 ms | max ms | requests/s | errors |
-|---:|---:|---:|---:|---:|---:|---:|
+|---|---:|---:|---:|---:|---:|---:|
 {rows}
 
 p95 with {args.clients} clients / p95 with one: **{ratio:.2f}x** (goal: at most 3x, no errors:
 {verdict}).
+
 """
+    # only this subsection is replaced: the analysis around it is written by hand
     path = ROOT / "docs" / "benchmarks.md"
     doc = path.read_text("utf-8")
-    head = f"## {DOC_SECTION}"
-    if head in doc:
-        start = doc.index(head)
-        nxt = doc.find("\n## ", start + len(head))
-        doc = doc[:start] + text + (doc[nxt + 1:] if nxt != -1 else "")
+    head, sub = f"## {DOC_SECTION}", "### Latest `--record` run"
+    if head not in doc:
+        doc = doc.rstrip("\n") + f"\n\n{head}\n\n"
+    start = doc.index(head)
+    end = doc.find("\n## ", start + len(head))
+    end = len(doc) if end == -1 else end + 1
+    section = doc[start:end]
+    if sub in section:
+        a = section.index(sub)
+        b = min([i for i in (section.find("\n### ", a + len(sub)),
+                             section.find("\n## ", a + len(sub))) if i != -1] or [len(section)])
+        section = section[:a] + text + section[b + 1 if b < len(section) else b:]
     else:
-        doc = doc.rstrip("\n") + "\n\n" + text
+        section = section.rstrip("\n") + "\n\n" + text
+    doc = doc[:start] + section + doc[end:]
     path.write_text(doc, "utf-8")
 
 

@@ -70,9 +70,12 @@ class OnnxEncoder:
             return self._batch.run(texts, min(batch_size, MICRO_BATCH))
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
-        if len(texts) > 1:
-            return self.encode_passages(texts, MICRO_BATCH)
-        with self._query_lock:
+        """Queries (one, or several that arrived together) on the one-thread query session:
+        never behind an ingest batch, and a query's vector does not depend on how many
+        arrived with it (each text runs alone, as on the batch session)."""
+        # on a one-thread machine the query session is the batch session and its lock
+        lock = self._batch_lock if self._query is self._batch else self._query_lock
+        with lock:
             if self._query is None:
                 self._query = _Runner(self.export, 1)
             return self._query.run(texts, 1)

@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from backend.batching import CoalescingBatcher
 from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
@@ -88,6 +89,11 @@ class ChromaVectorIndex:
         except Exception as exc:  # connection refused, bad server, ...
             raise BackendUnavailable(f"Chroma at {settings.chroma_url or settings.chroma_dir}: {exc}") from exc
         self._lock = threading.Lock()
+        # Concurrent searches (API threads) share Chroma reads: nearest-neighbour queries
+        # without a `where` and metadata reads of candidate pages are coalesced into one
+        # call each (no wait when idle; docs/benchmarks.md, "HTTP API under load").
+        self._nearest_calls = CoalescingBatcher(self._nearest_batch, max_batch=32)
+        self._metadata_calls = CoalescingBatcher(self._metadata_batch, max_batch=32)
         self._collection: Any = None
         self._epoch = -1
         self._ef_search_outdated = False
@@ -233,13 +239,10 @@ class ChromaVectorIndex:
         if not where or not POSTFILTER:
             return self._query(query, k, where)
         wide = k * OVERFETCH
-        res = self._read(lambda col: col.query(query_embeddings=query, n_results=wide,
-                                               include=["distances"]))
         keep = _Matcher(flt)
         out: list[list[IndexHit]] = []
         retry: list[int] = []
-        for i, (ids, dists) in enumerate(zip(res.get("ids") or [[]] * n,
-                                             res.get("distances") or [[]] * n)):
+        for i, (ids, dists) in enumerate(self._nearest(query, wide)):
             kept = self._passing(ids, dists, k, keep)
             if kept is None:  # too few pass among the nearest, and more chunks exist
                 retry.append(i)
@@ -266,7 +269,7 @@ class ChromaVectorIndex:
             size = min(len(ids) - pos, max(k - len(kept),
                                            int((k - len(kept)) / max(rate, 1 / OVERFETCH))))
             page = ids[pos:pos + size]
-            metas = self.get_metadata(page)
+            metas = self._metadata_calls.call(tuple(page))
             kept += [(c, d) for c, d in zip(page, dists[pos:pos + size])
                      if keep(metas.get(c, {}))]
             pos += size
@@ -274,8 +277,38 @@ class ChromaVectorIndex:
             return None
         return kept[:k]
 
+    def _nearest(self, query: np.ndarray, n_results: int) -> list[tuple[list[str], list[float]]]:
+        """(ids, distances) of the `n_results` nearest chunks of each query row, no filter;
+        a single query shares its Chroma call with concurrent ones."""
+        if len(query) == 1:
+            return [self._nearest_calls.call((n_results, query[0]))]
+        return self._nearest_batch([(n_results, row) for row in query])
+
+    def _nearest_batch(self, items: list[tuple[int, np.ndarray]]
+                       ) -> list[tuple[list[str], list[float]]]:
+        """One Chroma query per distinct `n_results` among the items."""
+        out: list[tuple[list[str], list[float]]] = [([], [])] * len(items)
+        by_n: dict[int, list[int]] = {}
+        for i, (n, _) in enumerate(items):
+            by_n.setdefault(n, []).append(i)
+        for n, idx in by_n.items():
+            query = np.stack([items[i][1] for i in idx])
+            res = self._read(lambda col, query=query, n=n: col.query(
+                query_embeddings=query, n_results=n, include=["distances"]))
+            for i, ids, dists in zip(idx, res.get("ids") or [[]] * len(idx),
+                                     res.get("distances") or [[]] * len(idx)):
+                out[i] = (list(ids), list(dists))
+        return out
+
+    def _metadata_batch(self, pages: list[tuple[str, ...]]) -> list[dict[str, dict[str, Any]]]:
+        """Metadata of several searches' candidate pages in one read."""
+        metas = self.get_metadata([cid for page in pages for cid in page])
+        return [{cid: metas[cid] for cid in page if cid in metas} for page in pages]
+
     def _query(self, query: np.ndarray, k: int, where: dict[str, Any] | None
                ) -> list[list[IndexHit]]:
+        if not where:
+            return [_hits(list(zip(ids, dists))) for ids, dists in self._nearest(query, k)]
         kwargs: dict[str, Any] = {"query_embeddings": query, "n_results": k,
                                   "include": ["distances"]}
         if where:

@@ -120,16 +120,21 @@ class Retriever:
         collections = scope.collections(p.collections)  # NotFound outside the scope
         if collections is not None or p.doc_types or p.file_types or p.document_ids is not None:
             with self.rs.store.session() as s:
+                # ids and "has documents" of the collections in one query
+                found = repo.collections_by_name(s, collections or [])
                 if scope.unrestricted:  # unknown: NotFound naming the known ones
-                    coll_ids = repo.collection_ids(s, collections or [])
-                else:  # readable names whose collection does not exist (yet) hold nothing
-                    coll_ids = [c.id for c in (repo.find_collection(s, n)
-                                               for n in collections or []) if c is not None]
+                    for n in collections or []:
+                        if n not in found:
+                            repo.get_collection(s, n)
+                # readable names whose collection does not exist (yet) hold nothing
+                coll_ids = [found[n][0] for n in collections or [] if n in found]
+                if not scope.unrestricted:
                     empty = collections == [] or not coll_ids
                 by_index = bool(coll_ids) and self._memberships_indexed(s)
                 if coll_ids and by_index:
                     members = {"collection": coll_ids}
-                    empty = empty or not repo.collections_have_documents(s, coll_ids)
+                    empty = empty or not any(found[n][1] for n in collections or []
+                                             if n in found)
                 if not empty and (p.doc_types or p.file_types or p.document_ids is not None
                                   or (coll_ids and not by_index)):
                     ids = repo.document_ids(s, repo.DocumentFilter(
@@ -146,9 +151,8 @@ class Retriever:
 
     def _memberships_indexed(self, s) -> bool:
         """Do the indexes carry membership tokens (built with schema version 2 or later)?"""
-        meta = repo.get_index_meta(s, "vector")
-        return meta is None or meta.chunk_count == 0 or \
-            int((meta.params or {}).get("schema_version", 1)) >= 2
+        shape = repo.index_shape(s, "vector")
+        return shape is None or shape[0] == 0 or int(shape[1].get("schema_version", 1)) >= 2
 
     def _candidates(self, q: ParsedQuery, p: RetrievalParams, flt: IndexFilter, trace: Trace,
                     result: RetrievalResult, query_embedding=None):

@@ -56,15 +56,24 @@ def chunk_infos(s: Session, ids: Sequence[str]) -> dict[str, ChunkInfo]:
     return out
 
 
-def section_paths(s: Session, version_ids: set[int]) -> dict[int, tuple[list[str], str, int, int]]:
-    """section id -> (breadcrumb titles without the root, title, start, end)."""
-    rows = s.execute(
-        select(Section.id, Section.parent_id, Section.title, Section.kind, Section.start,
-               Section.end).where(Section.version_id.in_(version_ids))
-    ).all()
+_SECTIONS = (
+    select(Section.id, Section.parent_id, Section.title, Section.kind, Section.start,
+           Section.end).where(Section.version_id.in_(bindparam("versions", expanding=True)))
+)
+
+
+def section_paths(s: Session, version_ids: set[int], section_ids: set[int] | None = None
+                  ) -> dict[int, tuple[list[str], str, int, int]]:
+    """section id -> (breadcrumb titles without the root, title, start, end), for every
+    section of the versions or only `section_ids` among them (the hits'); one query."""
+    if not version_ids:
+        return {}
+    rows = s.connection().execute(_SECTIONS, {"versions": sorted(version_ids)}).all()
     by_id = {r[0]: r for r in rows}
+    wanted = by_id if section_ids is None else [i for i in section_ids if i in by_id]
     out: dict[int, tuple[list[str], str, int, int]] = {}
-    for sid, parent, title, kind, start, end in rows:
+    for sid in wanted:
+        _, _, title, _, start, end = by_id[sid]
         path = []
         cur = by_id.get(sid)
         while cur is not None:

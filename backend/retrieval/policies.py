@@ -145,7 +145,8 @@ def decorate(r: "Retriever", p: RetrievalParams, hits: list[Hit], trace) -> None
         return
     t0 = time.perf_counter()
     with r.rs.store.session() as s:
-        paths = lookup.section_paths(s, {h.version_id for h in hits})
+        paths = lookup.section_paths(s, {h.version_id for h in hits},
+                                     {h.section_id for h in hits if h.section_id is not None})
         for h in hits:
             if h.section_id in paths:
                 h.section_path, h.section_title, _, _ = paths[h.section_id]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import and_, bindparam, delete, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from backend.errors import NotFound
@@ -93,9 +93,36 @@ def memberships(s: Session, document_ids: Sequence[int]) -> dict[int, dict[str, 
     return {d: {k: tuple(sorted(v)) for k, v in m.items()} for d, m in out.items()}
 
 
+_COLLECTIONS_BY_NAME = (
+    select(Collection.name, Collection.id,
+           exists().where(CollectionDocument.collection_id == Collection.id))
+    .where(Collection.name.in_(bindparam("names", expanding=True)))
+)
+
+
+def collections_by_name(s: Session, names: Sequence[str]) -> dict[str, tuple[int, bool]]:
+    """name -> (id, has documents) of the named collections that exist, in one query
+    (unknown names are left out). Retrieval's filter calls it on every search."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return {}
+    return {name: (cid, bool(has)) for name, cid, has in
+            s.connection().execute(_COLLECTIONS_BY_NAME, {"names": names})}
+
+
+def collection_ids_by_name(s: Session, names: Sequence[str]) -> dict[str, int]:
+    """name -> id of the named collections that exist (one query)."""
+    return {n: cid for n, (cid, _) in collections_by_name(s, names).items()}
+
+
 def collection_ids(s: Session, names: Sequence[str]) -> list[int]:
-    """Ids of the named collections; NotFound (naming the known ones) for an unknown name."""
-    return [get_collection(s, n).id for n in names]
+    """Ids of the named collections (one query); NotFound (naming the known ones) for an
+    unknown name."""
+    found = collection_ids_by_name(s, names)
+    for n in names:
+        if n not in found:
+            get_collection(s, n)  # raises NotFound with the known names
+    return [found[n] for n in names]
 
 
 def collections_have_documents(s: Session, collection_ids: Sequence[int]) -> bool:
@@ -293,6 +320,17 @@ def counts(s: Session) -> dict[str, int]:
 
 def get_index_meta(s: Session, name: str) -> IndexMeta | None:
     return s.get(IndexMeta, name)
+
+
+_INDEX_SHAPE = select(IndexMeta.chunk_count, IndexMeta.params).where(
+    IndexMeta.name == bindparam("name"))
+
+
+def index_shape(s: Session, name: str) -> tuple[int, dict] | None:
+    """(chunk count, build parameters) of an index's guardrail record, None when there is
+    none; a light read for the query path (no ORM object)."""
+    row = s.connection().execute(_INDEX_SHAPE, {"name": name}).first()
+    return None if row is None else (int(row[0] or 0), dict(row[1] or {}))
 
 
 def put_index_meta(s: Session, name: str, backend: str, params: dict, chunk_count: int,
