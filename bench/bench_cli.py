@@ -6,7 +6,9 @@ start to exit, cold and warm, on a data dir holding the sample corpus.
   from disk, as after a reboot;
 - warm: median of `--repeat` runs right after.
 Commands: `status`, `list`, `collections` (no model), and `search` with the default backend
-(ONNX int8) and with `RAGSCOPE_EMBEDDING_BACKEND=torch` (what every search paid before).
+(ONNX int8) and with `RAGSCOPE_EMBEDDING_BACKEND=torch` (what every search paid before); then
+`search` and `ask` answered by a running `python -m backend api` on the same data dir, and
+`ask --local` (in-process) beside them.
 For `search` the retrieval's own time (the trace's total, model loading included) is
 reported too, and the import time of `backend.cli`.
 
@@ -27,8 +29,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 SECTION = "## CLI startup (issue 15)"
 QUERY = "Wie lange werden die Sicherungen aufbewahrt?"
+QUESTION = "What is the default value of gateway.max_connections?"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def drop_caches() -> bool:
@@ -88,6 +101,36 @@ def main(argv: list[str] | None = None) -> int:
                      "warm_trace_ms": statistics.median(trace_ms(o) or 0 for _, o in warm)
                      if trace_ms(c_out) is not None else None})
         print(rows[-1], file=sys.stderr)
+    # part 4: the same commands answered by a running `python -m backend api` on this data
+    # dir (backend/cli_bridge.py), next to `ask` in-process
+    from backend import cli_bridge
+
+    port = free_port()
+    api = subprocess.Popen([sys.executable, "-m", "backend", "api", "--port", str(port),
+                            "--log-level", "warning"], cwd=ROOT, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while cli_bridge.find(work / "var") is None:
+            if api.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the API process did not start")
+            time.sleep(0.2)
+        run(env, ["search", QUERY, "--json"])  # the server's first search opens its indexes
+        for label, cmd in (("search (running process)", ["search", QUERY, "--json"]),
+                           ("ask (running process)", ["ask", QUESTION, "--json"]),
+                           ("ask (in-process, --local)", ["ask", QUESTION, "--json", "--local"])):
+            cold = drop_caches()
+            c_wall, c_out = run(env, cmd)
+            warm = [run(env, cmd) for _ in range(args.repeat)]
+            rows.append({"command": label, "cold_s": c_wall, "cold": cold,
+                         "warm_s": statistics.median(w for w, _ in warm),
+                         "cold_trace_ms": trace_ms(c_out),
+                         "warm_trace_ms": statistics.median(trace_ms(o) or 0 for _, o in warm)
+                         if trace_ms(c_out) is not None else None})
+            print(rows[-1], file=sys.stderr)
+    finally:
+        api.terminate()
+        api.wait(30)
     load_after = os.getloadavg()
     lines = [SECTION, "",
              f"Measured {dt.date.today().isoformat()} on {os.cpu_count()} cores; load average "
