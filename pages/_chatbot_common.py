@@ -24,3 +24,4 @@ def sources_rows(sources: list[dict]) -> list[dict]:
     return [{"#": s.get("n"), "cited": bool(s.get("cited")), "score": s.get("score"),
              "title": s.get("title") or "", "section": s.get("breadcrumb") or "",
              "URL": s.get("source_uri") or ""} for s in sources]
+

@@ -184,14 +184,14 @@ slug = state[K.BOTS_SLUG]
 bot = None
 if slug:
     try:
-        bot = bots.get(slug)
+        bot = bots.open(current_actor(), slug)  # NotFound outside the editor's scope
     except NotFound:
         st.error(f"Chatbot {md_escape(slug)} does not exist (any more).")
         _open(None, 1)
         slug = None
 step = state[K.BOTS_STEP] if bot is not None else 1
 
-all_bots = bots.list()
+all_bots = bots.list(current_actor())
 with st.sidebar:
     choices = [None, *(b.slug for b in all_bots)]
     st.selectbox("Continue with a chatbot", choices, key=K.BOTS_PICK, on_change=_pick,
@@ -223,7 +223,7 @@ if step == 1:
                     placeholder="example-org")
     c[1].text_input("Chatbot name (empty: derived from the URL)", key=K.BOTS_NAME)
     field_error("collection", "name", "slug")
-    st.multiselect("Also answer from existing collections", bots.collection_names(),
+    st.multiselect("Also answer from existing collections", bots.collection_names(current_actor()),
                    key=K.BOTS_USE)
     field_error("collections")
     c = st.columns(2)
@@ -294,7 +294,8 @@ elif step == 3:
             widget(md_escape(LABELS[f]), value=draft[f], key=key(f))
             field_error(f)
         st.markdown("**Answering**")
-        names = sorted(set(bots.collection_names()) | set(draft["collections"]))
+        names = sorted(set(bots.collection_names(current_actor()))
+                       | set(draft["collections"]))
         st.multiselect("Collections", names, default=draft["collections"],
                        key=key("collections"))
         c = st.columns(3)
