@@ -61,6 +61,12 @@ class VisibilityMixin:
             access.require(actor, "chatbot_edit")
         return bot
 
+    def view(self, actor: Actor | None, slug: str):
+        """The bot as a page or the API shows it: editors any bot in their scope, viewers
+        published ones only (a draft is not found)."""
+        actor = access.require(actor, "view")
+        return self.open(actor, slug, published_only=not actor.can("chatbot_edit"))
+
     def _editable(self, actor: Actor | None, slug: str):
         """The bot, for a change by `actor` (chatbot_edit, and the bot in its scope)."""
         access.require(actor, "chatbot_edit")
