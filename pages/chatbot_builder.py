@@ -16,7 +16,7 @@ from backend.crawl.sources import MAX_DEPTH, MAX_PAGES
 from backend.errors import InvalidChatbot, NotFound, RagscopeError
 from backend.llm import PROVIDERS
 from backend.retrieval import POLICIES
-from pages._chatbot_common import get_bots, sources_rows
+from pages._chatbot_common import cited_text, get_bots, sources_rows
 from pages._common import current_actor, md_escape, require_page
 
 REFRESH_S = 1.0
@@ -338,6 +338,9 @@ elif step == 4:
             st.markdown(md_escape(last.text))
             if last.fallback_used:
                 st.caption("No evidence in the collections: the fallback message was shown.")
+            for s in last.sources:
+                if s.get("cited"):
+                    st.caption(md_escape(cited_text(s)))
         st.dataframe(sources_rows(last.sources), hide_index=True)
     b = st.columns(4)
     b[0].button("Back", key=f"{K.BOTS_GOTO}.3", on_click=_goto, args=(3,))
