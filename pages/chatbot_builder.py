@@ -361,6 +361,8 @@ else:
         st.success("Published.")
         st.page_link("pages/chatbot.py", label="Open the chatbot page",
                      query_params={"bot": slug}, icon=":material/chat:")
+        st.caption("To embed it in another site (iframe, no dashboard menu): "
+                   f"/chatbot?bot={md_escape(slug)}&embed=true (docs/chatbots.md).")
         b[3].button("Unpublish", key=K.BOTS_UNPUBLISH, on_click=_publish, args=(False,))
     else:
         b[3].button("Publish", key=K.BOTS_PUBLISH, on_click=_publish, args=(True,),
