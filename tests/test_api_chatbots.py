@@ -39,15 +39,16 @@ class Env:
         return self.client.post(path, json=body if body is not None else {},
                                 headers=self.h(who))
 
-    def wait_build(self, slug: str) -> dict:
+    def wait_build(self, slug: str, until=lambda b: b["status"] not in ("queued", "running")
+                   ) -> dict:
         deadline = time.monotonic() + 120
         while True:
             r = self.get(f"/api/chatbots/{slug}/build", "ferry-editor")
             assert r.status_code == 200, r.text
-            if r.json()["status"] not in ("queued", "running"):
+            if until(r.json()):
                 return r.json()
             assert time.monotonic() < deadline, r.json()
-            time.sleep(0.2)
+            time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +63,13 @@ def env(tmp_path_factory, shared_embedder):
     from backend.ingest.service import Ingestor
     from backend.services import Ragscope
 
-    with Site() as site:
+    with Site() as site, Site() as slow:
         build_ferry_site(site)
+        for path in build_ferry_site(slow, extra_pages=8)[1:]:  # a build to cancel
+            slow.routes[path].delay = 0.5
         rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("bots") / "var",
-                               crawl_allowed_hosts=f"127.0.0.1:{site.port}"))
+                               crawl_allowed_hosts=f"127.0.0.1:{site.port},"
+                                                   f"127.0.0.1:{slow.port}"))
         rs.embedder = shared_embedder
         system = Actor.system("tests")
         for kb in ("kb-ferry", "kb-other"):
@@ -85,6 +89,7 @@ def env(tmp_path_factory, shared_embedder):
         app = create_app(rs)
         with TestClient(app, raise_server_exceptions=False) as client:
             e = Env(rs, client, tokens, site)
+            e.slow = slow
             r = e.post("/api/chatbots", "ferry-editor", {
                 "url": site.base + "/", "name": "Ferry Bot", "slug": "ferry",
                 "collection": "ferry-site", "knowledge_base": "kb-ferry", "crawl": QUICK,
@@ -271,3 +276,30 @@ def test_fields_generated_from_the_site(env):
         r = env.post("/api/chatbots/ferry/generate", "ferry-editor", {"field": f})
         assert r.status_code == 200, r.text
         assert r.json()["text"].strip(), f
+
+
+def test_cancel_and_resume_a_build(env):
+    """Cancel mid-crawl, then resume: every page once, nothing twice."""
+    r = env.post("/api/chatbots", "ferry-editor", {
+        "url": env.slow.base + "/", "name": "Slow Ferry", "collection": "slow-ferry",
+        "knowledge_base": "kb-ferry", "crawl": QUICK})
+    assert r.status_code == 201 and r.json()["build"]["status"] in ("queued", "running")
+    try:
+        env.wait_build("slow-ferry", until=lambda b: b["pages_done"] >= 1)
+        r = env.post("/api/chatbots/slow-ferry/build/cancel", "ferry-editor")
+        assert r.status_code == 200, r.text
+        stopped = env.wait_build("slow-ferry")
+        assert stopped["status"] == "cancelled" and stopped["resumable"], stopped
+        assert 1 <= stopped["pages_done"] < 12
+        r = env.post("/api/chatbots/slow-ferry/build/cancel", "ferry-editor")
+        assert r.status_code == 409 and "not running (cancelled)" in r.text, r.text
+        r = env.post("/api/chatbots/slow-ferry/build/resume", "ferry-editor")
+        assert r.status_code == 202 and r.json()["status"] in ("queued", "running"), r.text
+        done = env.wait_build("slow-ferry")
+        assert done["status"] == "done" and done["pages_done"] == 12, done
+        assert done["documents"] == 12 and done["chunks_embedded"] >= 12
+    finally:
+        from backend.access import Actor
+
+        env.wait_build("slow-ferry")
+        env.client.app.state.bots.delete(Actor.system("tests"), "slow-ferry")
