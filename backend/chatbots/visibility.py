@@ -56,8 +56,10 @@ class VisibilityMixin:
         if not all(scope.can_read(c) for c in bot.config.collections):
             raise not_found(slug)
         if not bot.published:
-            if published_only:
-                raise NotFound(f"chatbot '{slug}' is not published")
+            if published_only:  # editors hear why; to others a draft does not exist
+                raise (NotFound(f"chatbot '{slug}' is not published; editors test drafts "
+                                "with test-ask (the builder's test chat)")
+                       if actor.can("chatbot_edit") else not_found(slug))
             access.require(actor, "chatbot_edit")
         return bot
 
