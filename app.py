@@ -38,6 +38,7 @@ if __name__ == "__main__":
         clear_session,
         current_session,
         current_user,
+        is_embedded,
         md_escape,
         settings,
         start_session,
@@ -239,12 +240,17 @@ def main() -> None:
                        visibility="visible" if auth.has_role(user.role, role) else "hidden")
                for path, title, icon, role in entries if (ROOT / path).exists()]
         for name, entries in PAGES.items()}
-    # every page stays visible (the default folds the list behind "View more" beyond 10)
-    nav = st.navigation({k: v for k, v in sections.items() if v}, expanded=True)
-    with st.sidebar:
-        st.caption(f"Signed in as **{md_escape(user.username)}** · {md_escape(user.role)}")
-        st.button("Sign out", key=K.APP_SIGN_OUT, on_click=_sign_out, args=(authenticator,),
-                  icon=":material/logout:")
+    # every page stays visible (the default folds the list behind "View more" beyond 10);
+    # embedded (`?embed=true`, the chatbot page in an iframe): no navigation, no sidebar
+    embed = is_embedded()
+    nav = st.navigation({k: v for k, v in sections.items() if v}, expanded=True,
+                        position="hidden" if embed else "sidebar")
+    if not embed:
+        with st.sidebar:
+            st.caption(f"Signed in as **{md_escape(user.username)}** · "
+                       f"{md_escape(user.role)}")
+            st.button("Sign out", key=K.APP_SIGN_OUT, on_click=_sign_out,
+                      args=(authenticator,), icon=":material/logout:")
     nav.run()
 
 

@@ -75,7 +75,7 @@ def cmd_create(a) -> int:
 
 def cmd_list(a) -> int:
     svc = _service()
-    bots = svc.list()
+    bots = svc.list(CLI_ACTOR)
     if not bots:
         print("no chatbots")
     for b in bots:

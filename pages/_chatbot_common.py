@@ -24,3 +24,14 @@ def sources_rows(sources: list[dict]) -> list[dict]:
     return [{"#": s.get("n"), "cited": bool(s.get("cited")), "score": s.get("score"),
              "title": s.get("title") or "", "section": s.get("breadcrumb") or "",
              "URL": s.get("source_uri") or ""} for s in sources]
+
+
+
+def cited_text(s: dict) -> str:
+    """`[1] Tickets and fares · https://…/tickets · score 0.83`: plain text (escape it)."""
+    parts = [f"[{int(s.get('n') or 0):d}] {s.get('title') or ''}"]
+    if s.get("source_uri"):
+        parts.append(str(s["source_uri"]))
+    if s.get("score") is not None:
+        parts.append(f"score {float(s['score']):.2f}")
+    return " · ".join(parts)

@@ -210,3 +210,10 @@ def pick_document(key: str, label: str = "Document") -> int | None:
     st.selectbox(md_escape(label), options, key=key, on_change=changed,
                  format_func=lambda i: f"{i} · {titles.get(i, '')}"[:120])
     return current
+
+
+def is_embedded() -> bool:
+    """`?embed=true` in the address (the chatbot page in an iframe): Streamlit's own embed
+    flag, which also hides its toolbar. The `embed` parameter is Streamlit's, so
+    `st.query_params` never shows it."""
+    return bool(st.context.is_embedded)

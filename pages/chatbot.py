@@ -1,24 +1,35 @@
 """A published chatbot (`?bot=slug`, role viewer): its welcome message, a conversation
 answered from its collections only (ChatbotService.ask, the chat's answer path) with the
 sources and their scores, and its fallback message when the pages hold no evidence.
-Unpublished bots are not shown here (editors test drafts in the builder)."""
+Only bots the viewer may see are shown: published ones whose collections the viewer may
+all read (backend/chatbots/visibility.py); any other slug is "no published chatbot".
+Editors test drafts in the builder.
+
+Embedded (`?bot=slug&embed=true`, e.g. in an iframe): app.py hides the navigation and
+the sidebar, Streamlit its toolbar; this page shows only a small header, the welcome
+message, the chat and the sources (docs/chatbots.md "Embedding")."""
 import streamlit as st
 
 from backend import ui_state as K
 from backend.errors import NotFound, RagscopeError
 from pages._chatbot_common import get_bots, sources_rows
-from pages._common import current_actor, md_escape, require_page
+from pages._common import current_actor, is_embedded, md_escape, require_page
 
 require_page("viewer", "chatbots")
 bots = get_bots()
 state = st.session_state
 if state.get(K.BOT_CHAT_SESSIONS) is None:
     state[K.BOT_CHAT_SESSIONS] = {}
+actor = current_actor()
+embed = is_embedded()
 
-published = bots.list(published_only=True)
 slug = st.query_params.get("bot")
+if not slug and embed:
+    st.error("No chatbot chosen: add `?bot=SLUG` to the address.")
+    st.stop()
 if not slug:
     st.title("Chatbots")
+    published = bots.list(actor, published_only=True)
     if not published:
         st.info("No chatbot has been published yet.")
         st.stop()
@@ -34,22 +45,24 @@ if not slug:
     st.stop()
 
 try:
-    bot = bots.get(slug)
-except NotFound:
+    bot = bots.open(actor, slug, published_only=True)
+except NotFound:  # unknown, a draft, or outside the viewer's collections: the same answer
     bot = None
-if bot is None or not bot.published:
+if bot is None:
     st.error(f"There is no published chatbot {md_escape(slug)}.")
     st.stop()
 
-st.title(md_escape(bot.name))
-if bot.config.description:
-    st.caption(md_escape(bot.config.description))
-actor = current_actor()
+if embed:
+    st.subheader(md_escape(bot.name), anchor=False)
+else:
+    st.title(md_escape(bot.name))
+    if bot.config.description:
+        st.caption(md_escape(bot.config.description))
 sessions = state[K.BOT_CHAT_SESSIONS]
 uuid = sessions.get(slug)
 with st.chat_message("assistant"):
     st.markdown(md_escape(bot.config.welcome_message))
-history = bots.conversation(actor, slug, uuid) if uuid else []
+history = bots.conversation(actor, slug, uuid, published_only=True) if uuid else []
 for m in history:
     with st.chat_message(m.role):
         st.markdown(md_escape(m.content))
@@ -58,7 +71,7 @@ if question:
     with st.chat_message("user"):
         st.markdown(md_escape(question))
     try:
-        ans = bots.ask(current_actor(), slug, question, session=uuid)
+        ans = bots.ask(current_actor(), slug, question, session=uuid, published_only=True)
     except RagscopeError as e:
         st.error(md_escape(str(e)))
     else:

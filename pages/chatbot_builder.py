@@ -16,7 +16,7 @@ from backend.crawl.sources import MAX_DEPTH, MAX_PAGES
 from backend.errors import InvalidChatbot, NotFound, RagscopeError
 from backend.llm import PROVIDERS
 from backend.retrieval import POLICIES
-from pages._chatbot_common import get_bots, sources_rows
+from pages._chatbot_common import cited_text, get_bots, sources_rows
 from pages._common import current_actor, md_escape, require_page
 
 REFRESH_S = 1.0
@@ -184,14 +184,14 @@ slug = state[K.BOTS_SLUG]
 bot = None
 if slug:
     try:
-        bot = bots.get(slug)
+        bot = bots.open(current_actor(), slug)  # NotFound outside the editor's scope
     except NotFound:
         st.error(f"Chatbot {md_escape(slug)} does not exist (any more).")
         _open(None, 1)
         slug = None
 step = state[K.BOTS_STEP] if bot is not None else 1
 
-all_bots = bots.list()
+all_bots = bots.list(current_actor())
 with st.sidebar:
     choices = [None, *(b.slug for b in all_bots)]
     st.selectbox("Continue with a chatbot", choices, key=K.BOTS_PICK, on_change=_pick,
@@ -223,7 +223,7 @@ if step == 1:
                     placeholder="example-org")
     c[1].text_input("Chatbot name (empty: derived from the URL)", key=K.BOTS_NAME)
     field_error("collection", "name", "slug")
-    st.multiselect("Also answer from existing collections", bots.collection_names(),
+    st.multiselect("Also answer from existing collections", bots.collection_names(current_actor()),
                    key=K.BOTS_USE)
     field_error("collections")
     c = st.columns(2)
@@ -294,7 +294,8 @@ elif step == 3:
             widget(md_escape(LABELS[f]), value=draft[f], key=key(f))
             field_error(f)
         st.markdown("**Answering**")
-        names = sorted(set(bots.collection_names()) | set(draft["collections"]))
+        names = sorted(set(bots.collection_names(current_actor()))
+                       | set(draft["collections"]))
         st.multiselect("Collections", names, default=draft["collections"],
                        key=key("collections"))
         c = st.columns(3)
@@ -337,6 +338,9 @@ elif step == 4:
             st.markdown(md_escape(last.text))
             if last.fallback_used:
                 st.caption("No evidence in the collections: the fallback message was shown.")
+            for s in last.sources:
+                if s.get("cited"):
+                    st.caption(md_escape(cited_text(s)))
         st.dataframe(sources_rows(last.sources), hide_index=True)
     b = st.columns(4)
     b[0].button("Back", key=f"{K.BOTS_GOTO}.3", on_click=_goto, args=(3,))
@@ -357,6 +361,8 @@ else:
         st.success("Published.")
         st.page_link("pages/chatbot.py", label="Open the chatbot page",
                      query_params={"bot": slug}, icon=":material/chat:")
+        st.caption("To embed it in another site (iframe, no dashboard menu): "
+                   f"/chatbot?bot={md_escape(slug)}&embed=true (docs/chatbots.md).")
         b[3].button("Unpublish", key=K.BOTS_UNPUBLISH, on_click=_publish, args=(False,))
     else:
         b[3].button("Publish", key=K.BOTS_PUBLISH, on_click=_publish, args=(True,),

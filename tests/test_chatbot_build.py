@@ -121,8 +121,8 @@ def test_site_without_pages_says_why(make_rs, site):
 def test_bot_without_url_has_nothing_to_build(make_rs):
     rs = make_rs()
     with rs.store.session() as s:
-        from backend.store.models import Collection
-        s.add(Collection(name="handbook"))
+        from backend.store import repo
+        repo.get_or_create_collection(s, "handbook")  # default knowledge base
     svc = bot_service(rs)
     bot = svc.create(EDITOR, name="Handbook bot", collections=["handbook"])
     with pytest.raises(ChatbotError, match="no URL to build from"):

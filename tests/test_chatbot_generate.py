@@ -78,8 +78,8 @@ def test_llm_writes_from_the_site_content_and_falls_back(built):
 def test_generate_needs_content_and_a_known_field(make_rs):
     rs = make_rs()
     with rs.store.session() as s:
-        from backend.store.models import Collection
-        s.add(Collection(name="empty-notes"))
+        from backend.store import repo
+        repo.get_or_create_collection(s, "empty-notes")  # default knowledge base
     svc = bot_service(rs)
     bot = svc.create(EDITOR, name="Notes bot", collections=["empty-notes"])
     with pytest.raises(ChatbotError, match=r"nothing to generate from.*empty-notes.*build"):

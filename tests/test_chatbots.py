@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from backend.auth import PermissionDenied
 from backend.chatbots.spec import collection_from_url
 from backend.errors import InvalidChatbot, NotFound
+from backend.store import repo
 from backend.store.chatbot_models import ChatbotCollection
 from backend.store.models import Collection
 from tests.chatbot_site import EDITOR, QUICK, VIEWER, bot_service
@@ -58,7 +59,7 @@ def test_bad_input_names_the_field(svc, site):
     with pytest.raises(InvalidChatbot) as e:
         svc.create(EDITOR, name="Ghost", collections=["no-such-collection"])
     assert "no-such-collection" in e.value.errors["collections"]
-    assert svc.list() == []  # nothing stored
+    assert svc.list(EDITOR) == []  # nothing stored
 
 
 def test_duplicate_name_and_slug_refused(svc, site):
@@ -70,13 +71,13 @@ def test_duplicate_name_and_slug_refused(svc, site):
     with pytest.raises(InvalidChatbot) as e:
         svc.create(EDITOR, url=site.base + "/", name="Second", slug="ferry-helper")
     assert "already exists" in e.value.errors["slug"]
-    assert [b.slug for b in svc.list()] == ["ferry-helper"]
+    assert [b.slug for b in svc.list(EDITOR)] == ["ferry-helper"]
 
 
 def test_updates_store_versions_and_several_collections(svc, site):
     bot = svc.create(EDITOR, url=site.base + "/", name="Ferry Helper", crawl_options=QUICK)
-    with svc.store.session() as s:
-        s.add(Collection(name="harbour-rules"))
+    with svc.store.session() as s:  # in the default knowledge base, as the editor's
+        repo.get_or_create_collection(s, "harbour-rules")
     bot = svc.update(EDITOR, bot.slug, collections=["127-0-0-1", "harbour-rules"],
                      system_prompt="Answer questions about the Lindholm ferry.",
                      temperature=0.2)

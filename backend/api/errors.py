@@ -22,9 +22,11 @@ from backend.errors import (
     AccessConfigError,
     AnalysisError,
     BackendUnavailable,
+    ChatbotError,
     FileTooLarge,
     IndexMismatch,
     IngestError,
+    InvalidChatbot,
     NotFound,
     RagscopeError,
     UnsupportedFormat,
@@ -107,7 +109,9 @@ def _status_of(exc: RagscopeError) -> tuple[int, str | None]:
         return 415, "files"
     if isinstance(exc, IngestError):
         return 400, "files"
-    if isinstance(exc, IndexMismatch):
+    if isinstance(exc, InvalidChatbot):  # every field's error in the message, the first named
+        return 422, next(iter(exc.errors), None)
+    if isinstance(exc, (IndexMismatch, ChatbotError)):
         return 409, None
     if isinstance(exc, BackendUnavailable):
         return 503, None
@@ -158,3 +162,6 @@ def install(app: FastAPI) -> None:
 
 ERROR_RESPONSES = {code: {"model": ErrorBody, "description": STATUS_CODES[code]}
                    for code in (400, 401, 403, 404, 413, 422)}
+CHATBOT_RESPONSES = {**ERROR_RESPONSES, **{code: {"model": ErrorBody,
+                                                   "description": STATUS_CODES[code]}
+                                            for code in (409, 503)}}

@@ -8,7 +8,8 @@ before the SDK sees the request; each tool call checks the token again.
 
 The analysis routes (`/api/documents/{id}/analysis`, `/summary`, `/compare`,
 `/compare-document/{other}`, `/cross-references`, `/api/cross-references`) are in
-routes_analysis.py, their MCP tools in mcp_analysis.py."""
+routes_analysis.py, their MCP tools in mcp_analysis.py; the chatbot routes
+(`/api/chatbots/*`) in routes_chatbots.py."""
 from __future__ import annotations
 
 import contextlib
@@ -69,6 +70,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     chat's LLM providers (tests pass a fake)."""
     from backend.api import (
         routes_analysis,
+        routes_chatbots,
         routes_documents,
         routes_local,
         routes_search,
@@ -96,7 +98,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     app.state.local_secret = None  # set by `python -m backend api` (backend/cli_bridge.py)
     errors.install(app)
     for r in (routes_search.router, routes_documents.router, routes_analysis.router,
-              routes_system.router, routes_local.router):
+              routes_chatbots.router, routes_system.router, routes_local.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate
         route.app = TokenGate(route.app, rs)

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 
-from backend import access
 from backend.access import Actor
 from backend.crawl import runs
 from backend.crawl.runs import RESUMABLE, Progress
@@ -98,7 +97,8 @@ class BuildMixin:
                     on_progress=None) -> int:
         """Crawl the bot's URL into its collection; returns the run id (at once when
         `background`, else after the crawl)."""
-        access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
+        self._require_build_writable(actor, slug)
         bot_id, source_id, run_id = self._build_run(slug)
         if source_id is None:
             raise ChatbotError(f"chatbot '{slug}' has no URL to build from; it answers from "
@@ -117,7 +117,8 @@ class BuildMixin:
     def cancel_build(self, actor: Actor | None, slug: str) -> None:
         """Stop a running build: no new requests; pages fetched so far stay (with their
         chunks), and the build can be resumed."""
-        access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
+        self._require_build_writable(actor, slug)
         _bot_id, _src, run_id = self._build_run(slug)
         if run_id is None:
             raise ChatbotError(f"chatbot '{slug}' has no build to cancel")
@@ -131,7 +132,8 @@ class BuildMixin:
     def resume_build(self, actor: Actor | None, slug: str, *, background: bool = True,
                      on_progress=None) -> int:
         """Continue a cancelled, failed or interrupted build from its saved frontier."""
-        access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
+        self._require_build_writable(actor, slug)
         bot_id, _src, run_id = self._build_run(slug)
         if run_id is None:
             raise ChatbotError(f"chatbot '{slug}' has no build to resume; start one")
@@ -152,6 +154,11 @@ class BuildMixin:
         _bot_id, _src, run_id = self._build_run(slug)
         if run_id is not None:
             self.crawl.wait(run_id, timeout)
+        return self.build_progress(slug)
+
+    def build_status(self, actor: Actor | None, slug: str) -> BuildProgress:
+        """`build_progress` of a bot the actor may edit (the API's build status)."""
+        self._editable(actor, slug)
         return self.build_progress(slug)
 
     def build_progress(self, slug: str) -> BuildProgress:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backend import access
 from backend.access import Actor
 from backend.chatbots.site_context import SiteContext, site_context
 from backend.errors import ChatbotError, InvalidChatbot, ProviderUnavailable
@@ -127,7 +126,7 @@ class GenerateMixin:
     def generate(self, actor: Actor | None, slug: str, field: str) -> GeneratedField:
         """Text for one field from the crawled content; nothing is stored (the wizard
         shows it in the field, `update` saves it)."""
-        access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
         if field not in FIELDS:
             raise InvalidChatbot({"field": f"unknown field {field!r}; choose one of "
                                            f"{', '.join(FIELDS)}"})

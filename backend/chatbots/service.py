@@ -9,7 +9,9 @@ field generation (generate.py) and answering through the chat's answer path.
     svc.publish(actor, bot.slug); svc.ask(viewer, bot.slug, "Wann ...?")
 
 Every changing action takes the acting `Actor` and checks `chatbot_edit` (editor) itself;
-asking a published bot needs `view`, asking a draft (the wizard's test chat) `chatbot_edit`."""
+asking a published bot needs `view`, asking a draft (the wizard's test chat) `chatbot_edit`.
+Who sees which bot and which collections a creator may use: visibility.py (a bot is
+visible to those who may read every collection it answers from)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -34,6 +36,7 @@ from backend.chatbots.spec import (
     validate_build,
     validate_config,
 )
+from backend.chatbots.visibility import VisibilityMixin
 from backend.crawl.service import CrawlService
 from backend.crawl.sources import SourceSpec, default_name
 from backend.errors import ChatbotError, InvalidChatbot, NotFound
@@ -98,7 +101,7 @@ class BotAnswer:
     citations: dict = field(default_factory=dict)
 
 
-class ChatbotService(BuildMixin, GenerateMixin):
+class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
     def __init__(self, rs: Ragscope, *, crawl: CrawlService | None = None,
                  chat: ChatService | None = None, provider_factory=None):
         """`crawl`: the process's crawl service (the dashboard's console), so a build started
@@ -113,15 +116,10 @@ class ChatbotService(BuildMixin, GenerateMixin):
     # ---- reading ------------------------------------------------------------------------
 
     def get(self, slug: str) -> BotInfo:
+        """Any bot, unchecked (the service's own use); callers acting for someone use
+        `open(actor, slug)` (visibility.py)."""
         with self.store.session() as s:
             return self._info(s, self._row(s, slug))
-
-    def list(self, *, published_only: bool = False) -> list[BotInfo]:
-        with self.store.session() as s:
-            q = select(Chatbot).order_by(Chatbot.name)
-            if published_only:
-                q = q.where(Chatbot.status == "published")
-            return [self._info(s, b) for b in s.scalars(q)]
 
     def versions(self, slug: str) -> list[VersionInfo]:
         with self.store.session() as s:
@@ -129,16 +127,6 @@ class ChatbotService(BuildMixin, GenerateMixin):
             return [VersionInfo(v.version, dict(v.config), v.change, v.changed_by, v.created_at)
                     for v in s.scalars(select(ChatbotVersion).where(
                         ChatbotVersion.chatbot_id == bot.id).order_by(ChatbotVersion.version))]
-
-    def collection_names(self) -> list[str]:
-        with self.store.session() as s:
-            return sorted(self._known(s))
-
-    @staticmethod
-    def _known(s) -> set[str]:
-        # every collection: the bot's creator is not yet checked against the access groups
-        # (issue 13's scope); see the closing note
-        return {c.name for c, _ in repo.list_collections(s)}
 
     @staticmethod
     def _row(s, slug: str) -> Chatbot:
@@ -165,11 +153,14 @@ class ChatbotService(BuildMixin, GenerateMixin):
 
     def create(self, actor: Actor | None, *, name: str = "", slug: str = "", url: str = "",
                collection: str = "", collections: list[str] | tuple = (), max_pages: int = 50,
-               max_depth: int = 3, crawl_options: dict | None = None, **config) -> BotInfo:
+               max_depth: int = 3, crawl_options: dict | None = None,
+               knowledge_base: str = "", **config) -> BotInfo:
         """A draft bot. With `url`: a crawl source for it (collection from the URL unless
         given, F07); its collection is created now (empty) so the bot references it. With
-        `collections`: existing collections (several, F10). Raises InvalidChatbot with every
-        field's error; nothing is stored then."""
+        `collections`: existing collections (several, F10) the actor may read. A new build
+        collection goes into `knowledge_base` (default: RAGSCOPE_DEFAULT_KNOWLEDGE_BASE),
+        which the actor must be allowed to write. Raises InvalidChatbot with every field's
+        error; nothing is stored then."""
         actor = access.require(actor, "chatbot_edit")
         unknown = set(config) - set(CONFIG_FIELDS)
         if unknown:
@@ -194,12 +185,13 @@ class ChatbotService(BuildMixin, GenerateMixin):
             errors["collections"] = "enter a URL to crawl or choose at least one collection"
         with self.store.session() as s:
             self._check_unique(s, cfg, None, errors)
-            known = self._known(s)
-            missing = [c for c in collections if c and c not in known]
+            missing = self._unknown_collections(s, actor, [c for c in collections if c])
             if missing:
                 errors.setdefault("collections", f"unknown collection(s): {', '.join(missing)}")
             if errors:
                 raise InvalidChatbot(errors)
+        if opts:
+            self._build_collection(actor, opts.collection, knowledge_base.strip())
         source_id = self._source(opts, crawl_options or {}) if opts else None
         with self.store.session() as s:
             now = utcnow()
@@ -257,8 +249,10 @@ class ChatbotService(BuildMixin, GenerateMixin):
 
     def update(self, actor: Actor | None, slug: str, /, **changes) -> BotInfo:
         """Change configuration fields; each change that alters something stores a new
-        version. Collections must exist (the build's collection does from creation on)."""
+        version. Collections must exist and be readable by the actor (the build's
+        collection exists from creation on)."""
         actor = access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
         unknown = set(changes) - set(CONFIG_FIELDS)
         if unknown:
             raise InvalidChatbot({k: "unknown field" for k in sorted(unknown)})
@@ -271,8 +265,7 @@ class ChatbotService(BuildMixin, GenerateMixin):
             cfg.collections = list(dict.fromkeys(c.strip() for c in cfg.collections if c.strip()))
             errors = validate_config(cfg, publishing=bot.status == "published")
             self._check_unique(s, cfg, bot.id, errors)
-            known = self._known(s)
-            missing = [c for c in cfg.collections if c not in known]
+            missing = self._unknown_collections(s, actor, cfg.collections)
             if missing:
                 errors.setdefault("collections", f"unknown collection(s): {', '.join(missing)}")
             if errors:
@@ -294,6 +287,7 @@ class ChatbotService(BuildMixin, GenerateMixin):
         """Needs a valid system prompt, welcome and fallback message and indexed content in
         the bot's collections."""
         actor = access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
         with self.store.session() as s:
             bot = self._row(s, slug)
             info = self._info(s, bot)
@@ -308,6 +302,7 @@ class ChatbotService(BuildMixin, GenerateMixin):
     def unpublish(self, actor: Actor | None, slug: str) -> BotInfo:
         """Back to draft; the configuration is kept."""
         actor = access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
         with self.store.session() as s:
             return self._set_status(s, self._row(s, slug), actor, "draft")
 
@@ -322,19 +317,15 @@ class ChatbotService(BuildMixin, GenerateMixin):
 
     def delete(self, actor: Actor | None, slug: str) -> None:
         """Delete the bot, its versions and conversations; collections and documents stay."""
-        access.require(actor, "chatbot_edit")
+        self._editable(actor, slug)
         with self.store.session() as s:
             s.delete(self._row(s, slug))
 
     # ---- asking ---------------------------------------------------------------------------
 
-    def _for_asking(self, actor: Actor | None, slug: str) -> BotInfo:
-        bot = self.get(slug)
-        if bot.published:
-            access.require(actor, "view")
-        else:
-            access.require(actor, "chatbot_edit")  # drafts: the wizard's test chat
-        return bot
+    def _for_asking(self, actor: Actor | None, slug: str, published_only: bool) -> BotInfo:
+        # visible bots only; drafts (the wizard's test chat) need chatbot_edit
+        return self.open(actor, slug, published_only=published_only)
 
     def session_settings(self, bot: BotInfo) -> dict:
         c = bot.config
@@ -354,12 +345,13 @@ class ChatbotService(BuildMixin, GenerateMixin):
         return self.chat.create_session(actor.username, chatbot_id=bot.id, **settings).uuid
 
     def ask_stream(self, actor: Actor | None, slug: str, question: str, *,
-                   session: str | None = None
+                   session: str | None = None, published_only: bool = False
                    ) -> Iterator[Retrieved | Delta | Fallback | BotAnswer]:
         """The chat's answer path (ChatService.ask_stream) on the bot's collections and
         settings, in a conversation of the bot. Ends with a BotAnswer; when the documents
-        hold no evidence its text is the bot's fallback message (also stored)."""
-        bot = self._for_asking(actor, slug)
+        hold no evidence its text is the bot's fallback message (also stored).
+        `published_only` (the bot page, the API's ask): a draft is not found."""
+        bot = self._for_asking(actor, slug, published_only)
         if not bot.config.collections:
             raise ChatbotError(f"chatbot '{slug}' has no collections to answer from")
         self.chat.validate_question(question)
@@ -374,9 +366,10 @@ class ChatbotService(BuildMixin, GenerateMixin):
                 yield ev
 
     def ask(self, actor: Actor | None, slug: str, question: str, *,
-            session: str | None = None) -> BotAnswer:
+            session: str | None = None, published_only: bool = False) -> BotAnswer:
         last = None
-        for ev in self.ask_stream(actor, slug, question, session=session):
+        for ev in self.ask_stream(actor, slug, question, session=session,
+                                  published_only=published_only):
             last = ev
         assert isinstance(last, BotAnswer)
         return last
@@ -391,8 +384,9 @@ class ChatbotService(BuildMixin, GenerateMixin):
                 s.execute(update(ChatMessage).where(ChatMessage.id == m.id).values(content=text))
         return BotAnswer(text, m.sources, uuid, no_evidence, m.id, m.notice, m.citations)
 
-    def conversation(self, actor: Actor | None, slug: str, uuid: str) -> list:
-        bot = self._for_asking(actor, slug)
+    def conversation(self, actor: Actor | None, slug: str, uuid: str, *,
+                     published_only: bool = False) -> list:
+        bot = self._for_asking(actor, slug, published_only)
         with self.store.session() as s:
             row = s.scalar(select(ChatSession).where(ChatSession.uuid == str(uuid)))
             if row is None or row.chatbot_id != bot.id or row.user != actor.username:

@@ -86,6 +86,14 @@ def begin(store: Store, run_id: int, kind: str) -> int:
     return job_id
 
 
+def requeue(store: Store, run_id: int) -> None:
+    """A run about to be resumed in a background thread reads as queued from now on (not as
+    the cancelled or failed run it was until the thread begins it)."""
+    with store.session() as s:
+        run = _get(s, run_id)
+        run.status, run.error, run.finished_at = "queued", None, None
+
+
 def save(store: Store, run_id: int, *, events: list[Event], current_url: str,
          counters: dict[str, int], pages_total: int, frontier: list[list] | None = None,
          seen: list[str] | None = None) -> bool:

@@ -90,6 +90,7 @@ class CrawlService:
             raise CrawlError(f"crawl run {run_id} is {p.status}; only "
                              f"{', '.join(RESUMABLE)} runs can be resumed")
         if background:
+            runs.requeue(self.store, run_id)  # a progress read right after says "queued"
             self._spawn(run_id)
             return run_id
         return self.execute(run_id, on_progress)
