@@ -204,6 +204,9 @@ def dashboard(tmp_path_factory):
         log.close()
 
 
+CLOSED = "connection closed while sending"  # refused before the body was read
+
+
 class Client:
     """A scripted client: Streamlit's XSRF cookie, and a browser session over its
     websocket (which the sign-in page gets before anyone signs in)."""
@@ -250,6 +253,13 @@ class Client:
                 return r.status
         except urllib.error.HTTPError as e:
             return e.code
+        except (urllib.error.URLError, ConnectionError) as e:
+            # A server refusing an oversized body may answer and close before the client has
+            # sent it all: the client sees a broken pipe / reset instead of the 413.
+            reason = getattr(e, "reason", e)
+            if isinstance(reason, (BrokenPipeError, ConnectionResetError)):
+                return CLOSED
+            raise
 
 
 @pytest.mark.slow
@@ -325,7 +335,7 @@ def test_a_signed_in_editor_uploads_within_the_configured_limit(dashboard, tmp_p
 
             client = Client(base)  # the same browser session, scripted
             assert client.request("PUT", session_id, size=100_000) == 204
-            assert client.request("PUT", session_id, size=2 * 1024 * 1024) == 413  # > 1 MiB
+            assert client.request("PUT", session_id, size=2 * 1024 * 1024) in (413, CLOSED)  # > 1 MiB
 
             cookie = _wait_for_cookie(page.context)
             copy = _open_with_cookie(browser, base, cookie)  # e.g. a copied cookie
