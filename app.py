@@ -20,11 +20,11 @@ import os
 import time
 from pathlib import Path
 
-import backend  # noqa: F401  (offline flags first)
 import streamlit as st
 
+import backend  # noqa: F401  (offline flags first)
 from backend import auth, login_limit, sessions, upload_gate
-from backend import ui_state as K
+from backend.ui import state as K
 
 # Only the dashboard script needs these. Imported as the module `app` (by `streamlit run`,
 # before Streamlit's runtime exists) this file only declares the App: importing them then

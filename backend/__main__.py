@@ -1,3 +1,3 @@
-from backend.cli import main
+from backend.cli.main import main
 
 raise SystemExit(main())

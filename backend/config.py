@@ -246,7 +246,7 @@ class Settings(BaseSettings):
         "held without renewal before another process may take over scheduled crawls."
     )
 
-    # ---- chat and LLM providers (backend/chat.py, backend/llm/) ----------------------
+    # ---- chat and LLM providers (backend/chat/service.py, backend/llm/) ----------------------
     chat_default_provider: Literal["extractive", "local", "ollama", "anthropic", "openai"] = Field(
         "extractive",
         description="Provider of new chat sessions: `extractive` (built in, needs no model), "

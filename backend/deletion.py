@@ -7,7 +7,7 @@ from it, in the same transaction as the delete itself.
   (backend/retrieval/traces.py says why).
 * Chat answers that had it among their sources: those sources are marked "deleted document"
   and keep their number; the answer text stays unless `purge_answers`
-  (backend/chat_sources.py).
+  (backend/chat/sources.py).
 
 Both are found through indexed side tables (`trace_documents`, `chat_message_documents`),
 not by reading every stored JSON. See docs/security.md, "Deletion"."""
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from backend import chat_sources
+from backend.chat import sources as chat_sources
 from backend.retrieval import traces
 
 

@@ -81,7 +81,7 @@ def renders_markdown(provider: str | None, profile: str | None) -> bool:
     """Whether an answer is shown with its Markdown formatting. The extractive provider's
     answer and the analysis route's (backend/analysis/chat_route.py) are quoted document text,
     and a plain-text profile's answer is meant as text: all are escaped whole."""
-    from backend.format_check import is_plain
+    from backend.chat.format_check import is_plain
 
     return provider not in ("extractive", "analysis") and not is_plain(profile or "markdown")
 

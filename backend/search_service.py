@@ -141,7 +141,7 @@ def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
     """Validate the question and open (or continue) the actor's session, then return the
     iterator of chat events (Retrieved, Delta, Fallback, Answered). Invalid input raises
     here, before anything is streamed."""
-    from backend.chat import ChatService
+    from backend.chat.service import ChatService
 
     chat = ChatService(rs, provider_factory)
     q = chat.validate_question(question)

@@ -63,7 +63,7 @@ def questions() -> list[str]:
 
 def measure(svc, question: str) -> dict:
     from backend.access import Scope
-    from backend.chat import Answered, Delta, Retrieved
+    from backend.chat.service import Answered, Delta, Retrieved
 
     t0 = time.perf_counter()
     t_ret = t_first = t_end = None
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--record", action="store_true",
                     help=f"replace/append the section '{DOC_SECTION}' in docs/benchmarks.md")
     a = ap.parse_args(argv)
-    from backend.chat import ChatService
+    from backend.chat.service import ChatService
 
     data_dir = a.data_dir or Path(tempfile.mkdtemp(prefix="bench_chat_")) / "var"
     rs = corpus(data_dir)

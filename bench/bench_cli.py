@@ -10,7 +10,7 @@ Commands: `status`, `list`, `collections` (no model), and `search` with the defa
 `search` and `ask` answered by a running `python -m backend api` on the same data dir, and
 `ask --local` (in-process) beside them.
 For `search` the retrieval's own time (the trace's total, model loading included) is
-reported too, and the import time of `backend.cli`.
+reported too, and the import time of `backend.cli.main`.
 
     python bench/bench_cli.py --record
 """
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("search (torch)", ["search", QUERY, "--json"],
                  {**env, "RAGSCOPE_EMBEDDING_BACKEND": "torch"})]
     rows = []
-    imp = subprocess.run([sys.executable, "-X", "importtime", "-c", "import backend.cli"],
+    imp = subprocess.run([sys.executable, "-X", "importtime", "-c", "import backend.cli.main"],
                          cwd=ROOT, env=env, capture_output=True, text=True)
     import_ms = int(imp.stderr.strip().splitlines()[-1].split("|")[1]) / 1000
     for label, cmd, e in commands:
@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
                      if trace_ms(c_out) is not None else None})
         print(rows[-1], file=sys.stderr)
     # part 4: the same commands answered by a running `python -m backend api` on this data
-    # dir (backend/cli_bridge.py), next to `ask` in-process
-    from backend import cli_bridge
+    # dir (backend/cli/bridge.py), next to `ask` in-process
+    from backend.cli import bridge as cli_bridge
 
     port = free_port()
     api = subprocess.Popen([sys.executable, "-m", "backend", "api", "--port", str(port),
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
              f"before {load_before[0]:.1f}, after {load_after[0]:.1f} (1 min). Wall time of "
              "`python -m backend …` from start to exit on a data dir with the sample corpus "
              "(165 chunks); cold: page cache dropped before the run; warm: median of "
-             f"{args.repeat} runs after it. `import backend.cli`: {import_ms:.0f} ms (warm). "
+             f"{args.repeat} runs after it. `import backend.cli.main`: {import_ms:.0f} ms (warm). "
              "Reproduce: `python bench/bench_cli.py --record` (as root, for the cold runs).", "",
              "| command | cold s | warm s | retrieval in the trace, cold / warm ms |",
              "|---|---:|---:|---:|"]

@@ -63,7 +63,7 @@ def gold(language: str, n: int) -> list:
 
 def chat_run(svc, question: str, **settings) -> dict:
     from backend.access import Scope
-    from backend.chat import Answered, Delta, Retrieved
+    from backend.chat.service import Answered, Delta, Retrieved
 
     sess = svc.create_session("bench", **settings)
     t_ret = t_first = t_last = None
@@ -88,8 +88,8 @@ def chat_run(svc, question: str, **settings) -> dict:
 
 def chat_prompt(rs, question: str):
     """The chat's prompt for a question (the same blocks `ChatService` builds)."""
-    from backend.chat_prompt import build_prompt
-    from backend.llm.base import Evidence, openai_style_messages, GenerationRequest
+    from backend.chat.prompt import build_prompt
+    from backend.llm.base import Evidence, GenerationRequest, openai_style_messages
     from backend.retrieval import RetrievalParams, Retriever
 
     hits = Retriever(rs).retrieve(question, RetrievalParams(k=CONTEXT),
@@ -128,7 +128,7 @@ def med(rows: list[dict], key: str) -> float:
 
 
 def speed(rs, settings, questions: list[str]) -> tuple[dict, list[dict], list[dict]]:
-    from backend.chat import ChatService
+    from backend.chat.service import ChatService
     from backend.llm import local
 
     local.stop_shared_server()
@@ -197,7 +197,7 @@ def record(md_text: str, path: Path) -> None:
 
 def spot_check(rs, out: Path) -> None:
     """Extractive and local answers side by side (default chat settings: 5 sources)."""
-    from backend.chat import ChatService
+    from backend.chat.service import ChatService
     from backend.llm import local
 
     svc = ChatService(rs)

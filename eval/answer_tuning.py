@@ -42,7 +42,7 @@ from eval.gate import ROOT
 def collect(rs, gs, expand: str, min_score: float | None, emb_cache: dict | None = None):
     """Per question: type, split, feature rows, right flags, embeddings (all candidates)."""
     from backend.access import Scope
-    from backend.chat import ChatService, SessionSettings
+    from backend.chat.service import ChatService, SessionSettings
     from backend.llm.base import Evidence
     from backend.retrieval import TraceOwner
 
@@ -254,7 +254,7 @@ def main(argv=None) -> int:
     if a.rows and Path(a.rows).exists():
         rows = pickle.loads(Path(a.rows).read_bytes())
         if a.refresh_unseen:  # the corpus lookups are cheap: redo them with today's rule
-            from backend.chat import ChatService
+            from backend.chat.service import ChatService
 
             gs = {q.id: q for q in load_answer_goldenset(a.goldenset).questions}
             known = ChatService(Ragscope(Settings()))._known

@@ -205,7 +205,7 @@ def chat_answer(svc, question: str, cfg) -> Answer:
     """One answer through ChatService.answer_stream (nothing stored in the chat tables), as
     the operator: every collection."""
     from backend.access import Scope
-    from backend.chat import Generated
+    from backend.chat.service import Generated
 
     gen = None
     for ev in svc.answer_stream(question, cfg, scope=Scope.everything()):
@@ -253,7 +253,7 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
         raise GoldensetError(f"answer goldenset '{gs.name}' has no questions in split {split!r}")
     report = AnswerReport(gs, provider, split, [], max_tokens=max_tokens)
     if answer is None:
-        from backend.chat import ChatService, SessionSettings
+        from backend.chat.service import ChatService, SessionSettings
 
         check_provider(rs, provider)
         colls = collections or ([gs.collection] if gs.collection else [])

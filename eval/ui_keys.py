@@ -1,5 +1,5 @@
 """Session-state keys of the evaluation page (pages/evaluation.py), prefixed "evaluation.".
-They belong in backend/ui_state.py (one module for every key); kept here until the lead merges
+They belong in backend/ui/state.py (one module for every key); kept here until the lead merges
 them, with `init` setting the page's defaults. No Streamlit import."""
 from __future__ import annotations
 

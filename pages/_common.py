@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import backend  # noqa: F401  (offline flags before anything heavy is imported)
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from backend import access, auth, documents as docs, sessions, upload_gate
-from backend import ui_state as K
+import backend  # noqa: F401  (offline flags before anything heavy is imported)
+from backend import access, auth, sessions, upload_gate
+from backend import documents as docs
 from backend.config import Settings
 from backend.errors import RagscopeError
 from backend.safe_markdown import md_escape, md_text  # noqa: F401  (the pages' escaping)
 from backend.services import Ragscope
+from backend.ui import state as K
 
 LISTING_TTL_S = 30
 

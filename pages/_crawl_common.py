@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from backend import crawl_ui
+from backend.ui import crawl as crawl_ui
 from pages._common import get_rs, settings
 
 

@@ -4,10 +4,10 @@ a user may read and write. All logic is in backend/acl.py; the rule: docs/securi
 import streamlit as st
 
 from backend import acl, auth
-from backend import ui_state as K
 from backend.access import Scope
 from backend.errors import RagscopeError
 from backend.store.acl_models import MEMBER_KINDS, PERMISSIONS
+from backend.ui import state as K
 from pages._common import (
     auth_paths,
     clear_listings,

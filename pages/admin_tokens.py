@@ -4,9 +4,9 @@ backend/api/tokens.py (which checks the admin role again); membership of access 
 managed on the Access page; docs/security.md, "API tokens"."""
 import streamlit as st
 
-from backend import ui_state as K
 from backend.api import tokens
 from backend.errors import RagscopeError
+from backend.ui import state as K
 from pages._common import current_actor, get_rs, md_escape, plain_label, require_page
 
 user = require_page("admin", "API token management")

@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from backend import auth, login_limit
-from backend import ui_state as K
+from backend.ui import state as K
 from pages._common import auth_paths, md_escape, require_page, show_errors
 
 user = require_page("admin", "user management")

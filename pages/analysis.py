@@ -8,7 +8,6 @@ import json
 import streamlit as st
 
 from backend import documents as docs
-from backend import ui_state as K
 from backend.analysis import export, views
 from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.extractors import EXTRACTORS
@@ -16,6 +15,7 @@ from backend.analysis.service import analyze_document, sections_of
 from backend.analysis.summaries import summarize_document, summarize_section
 from backend.analysis.xref import cross_reference
 from backend.errors import RagscopeError
+from backend.ui import state as K
 from pages._common import (
     cached_documents,
     current_scope,

@@ -1,13 +1,14 @@
 """Chat: sessions with a UUID in the URL (?session=…), listed in the sidebar by last activity;
 inline rename, delete, per-session settings; answers stream in with checked citations, their
 sources (with links to the document and to the retrieval trace), tokens, cost and latency.
-All logic is in backend/chat.py."""
+All logic is in backend/chat/service.py."""
 import time
 
 import streamlit as st
 
 from backend.analysis.views import section_link
-from backend.chat import (
+from backend.chat.format_check import PROFILES
+from backend.chat.service import (
     CONTEXT_LIMITS,
     Answered,
     ChatService,
@@ -17,9 +18,8 @@ from backend.chat import (
     Retrieved,
     SessionInfo,
 )
-from backend.chat_types import MAX_OUTPUT_TOKENS
+from backend.chat.types import MAX_OUTPUT_TOKENS
 from backend.errors import NotFound, RagscopeError
-from backend.format_check import PROFILES
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
 from backend.safe_markdown import answer_markdown, md_link, md_text, renders_markdown

@@ -10,8 +10,8 @@ the sidebar, Streamlit its toolbar; this page shows only a small header, the wel
 message, the chat and the sources (docs/chatbots.md "Embedding")."""
 import streamlit as st
 
-from backend import ui_state as K
 from backend.errors import NotFound, RagscopeError
+from backend.ui import state as K
 from pages._chatbot_common import get_bots, sources_rows
 from pages._common import current_actor, is_embedded, md_escape, require_page
 

@@ -8,14 +8,14 @@ Button callbacks run before this script (and so before `require_page`): each res
 caller first (`_actor`), and the service checks the role again."""
 import streamlit as st
 
-from backend import ui_state as K
 from backend.access import Actor
-from backend.chat_types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
+from backend.chat.types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
 from backend.chatbots.generate import FIELDS
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES
 from backend.errors import InvalidChatbot, NotFound, RagscopeError
 from backend.llm import PROVIDERS
 from backend.retrieval import POLICIES
+from backend.ui import state as K
 from pages._chatbot_common import cited_text, get_bots, sources_rows
 from pages._common import current_actor, md_escape, require_page
 

@@ -1,12 +1,12 @@
 """Costs & tokens of chat answers: tokens and cost over time by model, user, session or
 collection; latency distribution; most expensive sessions; date filter; CSV export.
-Admins see every user's answers, other roles their own. Logic in backend/chat_costs.py."""
+Admins see every user's answers, other roles their own. Logic in backend/chat/costs.py."""
 from datetime import date, timedelta
 
 import plotly.express as px
 import streamlit as st
 
-from backend import chat_costs as costs
+from backend.chat import costs
 from backend.errors import RagscopeError
 from backend.llm.pricing import pricing_table
 from pages._common import get_rs, md_escape, plain_label, require_page

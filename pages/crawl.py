@@ -1,17 +1,17 @@
 """Crawl: web sites and watched folders as sources with schedules (create, edit, delete, with
 the validation rules of seed 003), run now, live progress with cancel and resume, the history
 of runs, what the last re-crawl changed, and the skipped/refused URLs with their reasons.
-Everything goes through backend/crawl_ui.py (CrawlService); URL and page text is shown
+Everything goes through backend/ui/crawl.py (CrawlService); URL and page text is shown
 escaped or in dataframes, never as HTML.
 
 Button callbacks run before this script (and so before `require_page`): each one resolves
 the caller from the users file first (`_actor`), and crawl_ui checks the role again."""
 import streamlit as st
 
-from backend import crawl_ui
-from backend import ui_state as K
-from backend.errors import InvalidCrawlSource, RagscopeError
 from backend.access import Actor
+from backend.errors import InvalidCrawlSource, RagscopeError
+from backend.ui import crawl as crawl_ui
+from backend.ui import state as K
 from pages._common import current_actor, current_scope, md_escape, require_page
 from pages._crawl_common import get_console
 

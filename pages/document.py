@@ -5,8 +5,8 @@ import streamlit as st
 
 from backend import classification as classes
 from backend import documents as docs
-from backend import ui_state as K
 from backend.errors import NotFound
+from backend.ui import state as K
 from pages._common import (
     allowed,
     clear_listings,

@@ -7,7 +7,7 @@ import json
 import streamlit as st
 
 from backend import classification as classes
-from backend import ui_state as K
+from backend.ui import state as K
 from pages._common import clear_listings, get_rs, md_escape, require_page, show_errors
 
 user = require_page("admin", "the document-type registry")

@@ -1,7 +1,7 @@
 """Home: the state of the system — documents, chunks, collections, indexes, jobs."""
 import streamlit as st
 
-from backend import ui_state as K
+from backend.ui import state as K
 from pages._common import (
     cached_status,
     current_scope,

@@ -6,7 +6,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from backend import auth, debug
-from backend import ui_state as K
 from backend.errors import NotFound
 from backend.retrieval import POLICIES
 from backend.retrieval.report import (
@@ -19,6 +18,7 @@ from backend.retrieval.report import (
     stage_line,
     stage_timings,
 )
+from backend.ui import state as K
 from pages._common import (
     current_actor,
     current_scope,

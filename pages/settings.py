@@ -2,7 +2,7 @@
 import streamlit as st
 
 from backend import documents as docs
-from backend import ui_state as K
+from backend.ui import state as K
 from pages._common import (
     cached_status,
     clear_listings,

@@ -4,8 +4,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from backend import documents as docs
-from backend import ui_state as K
 from backend.errors import NotFound
+from backend.ui import state as K
 from pages._common import (
     current_scope,
     get_rs,

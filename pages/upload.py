@@ -4,7 +4,7 @@ import streamlit as st
 
 from backend import acl
 from backend import documents as docs
-from backend import ui_state as K
+from backend.ui import state as K
 from pages._common import (
     clear_listings,
     current_actor,

@@ -6,8 +6,9 @@ import os
 import uuid
 from pathlib import Path
 
-import backend  # noqa: F401  (sets OPENBLAS_NUM_THREADS and offline flags first)
 import pytest
+
+import backend  # noqa: F401  (sets OPENBLAS_NUM_THREADS and offline flags first)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
@@ -133,8 +134,8 @@ def _stop_crawl_schedulers():
     yield
     import sys
 
-    if "backend.crawl_ui" in sys.modules:
-        sys.modules["backend.crawl_ui"].shutdown_all()
+    if "backend.ui.crawl" in sys.modules:
+        sys.modules["backend.ui.crawl"].shutdown_all()
     if "pages._crawl_common" in sys.modules:
         sys.modules["pages._crawl_common"]._console.clear()
 

@@ -6,10 +6,11 @@ import time
 
 import pytest
 
-from backend import access, auth, crawl_ui, sessions
+from backend import access, auth, sessions
 from backend.access import Actor
 from backend.config import Settings
 from backend.services import Ragscope
+from backend.ui import crawl as crawl_ui
 
 EDITOR, ADMIN = Actor("ed", "editor"), Actor("root", "admin")
 

@@ -11,7 +11,7 @@ import pytest
 from backend import acl, auth, debug
 from backend import documents as docs
 from backend.access import Actor, Scope, scope_of
-from backend.chat import ChatService
+from backend.chat.service import ChatService
 from backend.errors import AccessConfigError, NotFound
 from backend.retrieval import RetrievalParams, Retriever
 from tests.acl_fixtures import (
@@ -286,7 +286,7 @@ def test_evaluation_runs_and_goldensets_follow_the_scope(rs, matrix):
 
 
 def test_cli_as_a_user_shows_only_their_documents(matrix, monkeypatch, capsys, shared_model):
-    from backend.cli import main
+    from backend.cli.main import main
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(matrix.data))
     bad = matrix.forbidden(("beta",))
@@ -316,7 +316,7 @@ def test_cli_as_a_user_shows_only_their_documents(matrix, monkeypatch, capsys, s
 
 
 def test_cli_document_changes_as_a_user_need_write(matrix, monkeypatch, capsys, shared_model):
-    from backend.cli import main
+    from backend.cli.main import main
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(matrix.data))
     alpha, beta, gamma = (str(matrix.doc[k]) for k in ("alpha", "beta", "gamma"))

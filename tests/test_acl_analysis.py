@@ -13,7 +13,7 @@ from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.service import analyze_document, sections_of
 from backend.analysis.summaries import summarize_document, summarize_section
 from backend.analysis.xref import cross_reference
-from backend.chat import ChatService
+from backend.chat.service import ChatService
 from backend.errors import NotFound
 from tests.acl_fixtures import (
     COLLECTION,
@@ -193,7 +193,7 @@ def test_the_chats_analysis_route_stays_in_the_scope(rs, matrix, kbs):
 
 
 def test_cli_analysis_commands_as_a_user(matrix, monkeypatch, capsys, shared_model):
-    from backend.cli import main
+    from backend.cli.main import main
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(matrix.data))
     bad = matrix.forbidden(("beta",))

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from backend import acl
-from backend import ui_state as K
 from backend.access import Actor, scope_of
+from backend.ui import state as K
 from tests.acl_fixtures import COLLECTION, GROUP, KBS, MARK, QUERY, Matrix, build
 from tests.test_pages import app, components, errors, shared_model  # noqa: F401  (fixtures)
 

@@ -12,7 +12,7 @@ import pytest
 from backend.access import Scope
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section
-from backend.chat import ChatService
+from backend.chat.service import ChatService
 from backend.errors import AnalysisError
 from backend.retrieval.traces import load_result_dict
 from backend.store.models import Document, DocumentVersion, Section

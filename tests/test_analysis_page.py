@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from backend import ui_state as K
 from backend.config import Settings
 from backend.services import Ragscope
+from backend.ui import state as K
 from tests.conftest import ROOT, SAMPLES
 from tests.test_pages import (  # noqa: F401  (fixtures)
     XSS_MD,

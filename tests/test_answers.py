@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from backend.access import Scope
-from backend.chat import ChatService
-from backend.chat_prompt import check_citations
+from backend.chat.prompt import check_citations
+from backend.chat.service import ChatService
 from backend.evidence.grounding import check_support
 from backend.evidence.sentences import split_sentences
 from backend.llm.base import Evidence

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from backend import ui_state as K
 from backend.api import tokens
-from backend.cli import main
+from backend.cli.main import main
 from backend.config import Settings
 from backend.services import Ragscope
+from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     app,
     bare,

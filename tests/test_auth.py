@@ -244,7 +244,7 @@ def test_admin_unlocks_a_user(users, paths):
 
 
 def test_unlock_user_command(tmp_path, monkeypatch, capsys):
-    from backend.cli import main
+    from backend.cli.main import main
 
     data = tmp_path / "var"
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))

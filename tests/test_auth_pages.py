@@ -11,7 +11,7 @@ from streamlit.runtime.context import ContextProxy
 from streamlit_authenticator.models import cookie_model
 
 from backend import auth, login_limit, sessions
-from backend import ui_state as K
+from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     PASSWORDS,
     app,
@@ -19,8 +19,8 @@ from tests.test_pages import (  # noqa: F401  (fixtures)
     components,
     errors,
     open_page,
-    sign_in,
     shared_model,
+    sign_in,
     successes,
 )
 

@@ -11,7 +11,9 @@ from typing import Iterator
 import pytest
 from sqlalchemy import func, select
 
-from backend.chat import (
+from backend.access import Scope
+from backend.chat.prompt import SYSTEM_RULES, build_prompt, check_citations
+from backend.chat.service import (
     Answered,
     ChatInputError,
     ChatService,
@@ -20,12 +22,16 @@ from backend.chat import (
     Retrieved,
     make_title,
 )
-from backend.chat_prompt import SYSTEM_RULES, build_prompt, check_citations
 from backend.errors import NotFound
-from backend.llm.base import Evidence, GenerationRequest, ProviderFailure, StreamEnd, TextDelta
+from backend.llm.base import (
+    Evidence,
+    GenerationRequest,
+    ProviderFailure,
+    StreamEnd,
+    TextDelta,
+)
 from backend.retrieval.traces import get_trace
 from backend.store.chat_models import ChatMessage
-from backend.access import Scope
 
 EVERYTHING = Scope.everything()
 
@@ -326,7 +332,7 @@ def test_citation_check():
 
 
 def test_cost_report_by_dimension_and_csv(rs):
-    from backend import chat_costs as costs
+    from backend.chat import costs
 
     fake = FakeProvider("Answer [1].")
     svc = _svc(rs, fake)
@@ -364,7 +370,7 @@ def test_cli_ask_creates_and_then_extends_a_session(make_rs, monkeypatch, capsys
     import json
 
     import backend.embedding
-    from backend import cli_chat
+    from backend.cli import chat as cli_chat
 
     monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
     rs = make_rs()

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from backend.access import Scope
-from backend.chat import ChatService
+from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.retrieval.traces import load_result_dict
 from backend.services import Ragscope

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from backend.chat import ChatService
+from backend.access import Scope
+from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.services import Ragscope
 from tests.test_pages import build_data_dir, login_as, plain
-from backend.access import Scope
 
 EVERYTHING = Scope.everything()
 

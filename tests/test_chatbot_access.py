@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from backend import acl, auth
-from backend import ui_state as K
 from backend.access import Actor
 from backend.auth import PermissionDenied
 from backend.errors import InvalidChatbot, NotFound
 from backend.ingest.service import Ingestor
+from backend.ui import state as K
 from tests.chatbot_site import bot_service
 from tests.test_pages import (  # noqa: F401  (fixtures)
     app,

@@ -7,9 +7,9 @@ import argparse
 
 import pytest
 
-from backend import cli_chatbot
 from backend.auth import PermissionDenied
-from backend.chat import ChatService
+from backend.chat.service import ChatService
+from backend.cli import chatbot as cli_chatbot
 from backend.ingest.service import Ingestor
 from tests.chatbot_site import EDITOR, QUICK, VIEWER, bot_service, build_ferry_site
 from tests.test_crawl_site import Site

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from backend import crawl_ui
-from backend import ui_state as K
 from backend.config import Settings
+from backend.ui import crawl as crawl_ui
+from backend.ui import state as K
 from tests.chatbot_site import build_ferry_site
 from tests.test_crawl_site import Site
 from tests.test_pages import (  # noqa: F401  (fixtures)

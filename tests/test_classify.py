@@ -255,7 +255,7 @@ def test_traits_from_text_and_structure():
 
 
 def test_cli_reclassify_doc_types_title_and_profile(ingestor, corpus, monkeypatch, capsys):
-    from backend import cli
+    from backend.cli import main as cli
 
     monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
     monkeypatch.setattr(cli, "_rs", lambda: ingestor.rs)

@@ -3,10 +3,10 @@ profile and traits and lets an editor set the title and the profile; the admin p
 "Document types" edits the registry and reclassifies; roles are checked."""
 from __future__ import annotations
 
-from backend import ui_state as K
 from backend.config import Settings
 from backend.services import Ragscope
 from backend.store import repo
+from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     app,
     build_data_dir,

@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 from fastapi.testclient import TestClient
 
-from backend import cli_bridge
+from backend.cli import bridge as cli_bridge
 from backend.ingest.records import IngestItem
 from tests.api_support import free_port
 from tests.conftest import ROOT

@@ -21,7 +21,7 @@ HEAVY = ("torch", "transformers", "sentence_transformers", "onnxruntime", "nanoe
 # Loading the model is made to fail loudly, so a command that tries is caught either way.
 SCRIPT = """
 import json, sys
-from backend import cli
+from backend.cli import main as cli
 from backend.embedding import Embedder
 def refuse(self):
     raise SystemExit("the embedding model was loaded")

@@ -10,10 +10,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from backend import crawl_ui
-from backend import ui_state as K
 from backend.config import Settings
 from backend.crawl.sources import SourceSpec
+from backend.ui import crawl as crawl_ui
+from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     APP,
     ROOT,

@@ -346,7 +346,7 @@ def test_response_size_limit(make_rs, site):
 def test_cli_commands(make_rs, site, monkeypatch, capsys):
     import argparse
 
-    from backend import cli_crawl
+    from backend.cli import crawl as cli_crawl
 
     rs = make_rs(crawl_allowed_hosts=f"127.0.0.1:{site.port}")
     svc = service(rs, UrlGuard(rs.settings.crawl_allowed_hosts))

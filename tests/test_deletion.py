@@ -13,8 +13,8 @@ import pytest
 
 from backend import debug
 from backend.access import Actor, Scope
-from backend.chat import ChatService
-from backend.chat_sources import REDACTED_ANSWER
+from backend.chat.service import ChatService
+from backend.chat.sources import REDACTED_ANSWER
 from backend.config import Settings
 from backend.ingest.service import Ingestor
 from backend.retrieval import TraceOwner
@@ -137,7 +137,7 @@ def test_delete_scrubs_traces_and_chat_sources_and_keeps_the_answer(setup):
 
 
 def test_cli_delete_with_purge_answers_removes_the_answer_text_too(setup, monkeypatch, capsys):
-    from backend.cli import main
+    from backend.cli.main import main
 
     setup["rs"].close()
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(setup["data"]))
@@ -153,7 +153,7 @@ def test_cli_delete_with_purge_answers_removes_the_answer_text_too(setup, monkey
 
 def test_dashboard_delete_with_purge_and_the_pages_show_deleted_document(
         setup, app, shared_model):
-    from backend import ui_state as K
+    from backend.ui import state as K
     from tests.test_pages import open_page, successes
 
     data, secret_id = setup["data"], setup["ids"]["zephyrine_valves.md"]

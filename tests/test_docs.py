@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from backend.cli import build_parser
+from backend.cli.main import build_parser
 from backend.config import Settings
 from tests.conftest import ROOT
 

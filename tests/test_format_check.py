@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.format_check import (
+from backend.chat.format_check import (
     PROFILES,
     active_rules,
     apply_profile,

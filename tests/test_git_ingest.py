@@ -225,7 +225,7 @@ def test_bad_sources_fail_with_the_reason(ingestor, repo, tmp_path):
 
 
 def test_cli_ingest_git(ingestor, repo, monkeypatch, capsys):
-    from backend import cli
+    from backend.cli import main as cli
 
     monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
     assert cli.main(["ingest-git", str(repo), "--collection", "code", "-q"]) == 1  # refused links

@@ -91,7 +91,7 @@ def test_similarity():
 
 
 def test_folder_ingest_names_every_skipped_file(ingestor, tmp_path, capsys, monkeypatch):
-    from backend import cli
+    from backend.cli import main as cli
 
     inbox = tmp_path / "inbox"
     _write(inbox, "bericht.md", V1)
@@ -109,7 +109,7 @@ def test_folder_ingest_names_every_skipped_file(ingestor, tmp_path, capsys, monk
 
 
 def test_cli_identity_flags(ingestor, tmp_path, capsys, monkeypatch):
-    from backend import cli
+    from backend.cli import main as cli
 
     monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
     cli.main(["ingest", str(_write(tmp_path / "a", "x.md", V1)), "-c", "ops", "-q"])

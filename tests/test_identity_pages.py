@@ -4,10 +4,10 @@ says so); "Always a new document" keeps it apart; "New version of a document I n
 any file to the named document, and an unknown name is refused before anything is stored."""
 from __future__ import annotations
 
-from backend import ui_state as K
 from backend.config import Settings
 from backend.services import Ragscope
 from backend.store import repo
+from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     app,
     components,

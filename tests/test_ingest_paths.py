@@ -8,12 +8,12 @@ import os
 import pytest
 
 from backend import auth
+from backend.access import Scope
 from backend.crawl.service import CrawlService
 from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store import repo
 from backend.store.models import DocumentVersion
-from backend.access import Scope
 
 EVERYTHING = Scope.everything()
 
@@ -115,7 +115,7 @@ def test_file_swapped_for_a_symlink_after_listing_is_not_followed(ingestor, layo
 
 
 def test_cli_prints_one_line_per_refused_file_and_exits_1(ingestor, layout, monkeypatch, capsys):
-    from backend import cli
+    from backend.cli import main as cli
 
     monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
     before = os.umask(0o022)

@@ -205,7 +205,7 @@ def test_cancel_stops_the_batch_and_leaves_no_half_written_version(ingestor, mon
 
 
 def test_cli_ingest_shows_chunks_embedded(tmp_path, monkeypatch, capsys, shared_embedder):
-    from backend import cli
+    from backend.cli import main as cli
     from backend.services import Ragscope
 
     src = tmp_path / "in"

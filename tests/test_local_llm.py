@@ -23,13 +23,19 @@ import sys
 
 import pytest
 
-from backend.chat import Answered, ChatService, Delta, Fallback
+from backend.access import Scope
+from backend.chat.service import Answered, ChatService, Delta, Fallback
 from backend.llm import local
-from backend.llm.base import GenerationRequest, Message, ProviderFailure, StreamEnd, TextDelta
+from backend.llm.base import (
+    GenerationRequest,
+    Message,
+    ProviderFailure,
+    StreamEnd,
+    TextDelta,
+)
 from backend.llm.factory import make_provider
 from backend.llm.openai_compat import OpenAICompatProvider
 from tests.conftest import ROOT
-from backend.access import Scope
 
 EVERYTHING = Scope.everything()
 
@@ -150,7 +156,7 @@ def test_busy_port_is_named(settings, tmp_path):
 def test_cli_ask_accepts_the_local_provider(make_rs, monkeypatch, capsys, shared_embedder,
                                             tmp_path):
     import backend.embedding
-    from backend import cli_chat
+    from backend.cli import chat as cli_chat
 
     monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
     rs = make_rs()
@@ -167,7 +173,7 @@ def test_cli_ask_accepts_the_local_provider(make_rs, monkeypatch, capsys, shared
 
 def test_up_with_the_local_default_refuses_to_start_without_a_model(monkeypatch, capsys,
                                                                     tmp_path):
-    from backend import cli
+    from backend.cli import main as cli
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(tmp_path / "var"))
     monkeypatch.setenv("RAGSCOPE_CHAT_DEFAULT_PROVIDER", "local")

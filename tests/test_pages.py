@@ -13,12 +13,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from backend import auth
-from backend import ui_state as K
 from backend.config import Settings
 from backend.safe_markdown import unescape
 from backend.services import Ragscope
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion
+from backend.ui import state as K
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

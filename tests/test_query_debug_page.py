@@ -4,7 +4,7 @@ configurations side by side; bad input shows an error, not a traceback; a viewer
 lists nor opens another user's traces (an admin does)."""
 from __future__ import annotations
 
-from backend import ui_state as K
+from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     app,
     components,

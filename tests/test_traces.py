@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from backend import debug
+from backend.access import Actor, Scope
 from backend.errors import NotFound
 from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever, TraceOwner
@@ -18,7 +19,6 @@ from backend.retrieval.traces import get_trace, list_traces, save_trace
 from backend.store import Store
 from backend.store.db import make_engine, upgrade
 from tests.test_pages import shared_model  # noqa: F401  (fixture)
-from backend.access import Actor, Scope
 
 EVERYTHING = Scope.everything()
 
@@ -77,7 +77,7 @@ def test_a_system_trace_is_not_any_users(traced):
 
 
 def test_cli_search_saves_a_system_trace(rs, monkeypatch, capsys, shared_model):
-    from backend.cli import main
+    from backend.cli.main import main
 
     assert Ingestor(rs).ingest_bytes(DOC, "valves.md").ok
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(rs.settings.data_dir))

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from backend import auth, upload_gate
-from backend import ui_state as K
-from backend.cli import dashboard_command, main
+from backend.cli.main import dashboard_command, main
 from backend.config import Settings
 from backend.sessions import Session
+from backend.ui import state as K
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.test_pages import (  # noqa: F401  (fixtures)
     PASSWORDS,

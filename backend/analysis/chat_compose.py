@@ -195,10 +195,10 @@ def keep(i: Item, status: str | None, topic: str | None) -> bool:
 
 
 def line_citations(text: str, n_sources: int) -> dict:
-    """The chat's citation check (backend.chat_prompt.check_citations) with the line as the
+    """The chat's citation check (backend.chat.prompt.check_citations) with the line as the
     unit: a routed answer cites per item line, and quoted items often hold several sentences.
     Lines ending in ":" are headings and need no citation."""
-    from backend.chat_prompt import _CITE, _MIN_WORDS, check_citations
+    from backend.chat.prompt import _CITE, _MIN_WORDS, check_citations
 
     out = check_citations(text, n_sources)
     lines = [x.strip() for x in text.splitlines() if x.strip()]

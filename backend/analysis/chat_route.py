@@ -3,7 +3,7 @@
 and 2?" are answered from the analysis results (extractors, summaries, comparisons,
 cross-references) instead of passage retrieval, every line citing its section and page.
 
-ChatService calls it through one hook (backend/chat.py):
+ChatService calls it through one hook (backend/chat/service.py):
 
     routed = chat_route.route(self, sess, q, scope)
     if routed.answer is not None:
@@ -336,10 +336,10 @@ def _source(n: int, h: Hit) -> dict:
 def respond(chat, sess, q: str, routed: Routed) -> Iterator:
     """The chat events of a routed answer (Retrieved, Delta, Answered), the answer stored
     like any other (citations checked, sources indexed for deletes) with its trace."""
-    from backend.chat import _message_info, make_title
-    from backend.chat_sources import record_sources
-    from backend.chat_types import Answered, Delta, Retrieved
-    from backend.format_check import apply_profile
+    from backend.chat.format_check import apply_profile
+    from backend.chat.service import _message_info, make_title
+    from backend.chat.sources import record_sources
+    from backend.chat.types import Answered, Delta, Retrieved
     from backend.llm.tokens import count_tokens
     from backend.retrieval.traces import save_trace
     from backend.store.chat_models import DEFAULT_TITLE, ChatMessage

@@ -1,5 +1,5 @@
 """`python -m backend api | mcp | token …`: start the HTTP API + MCP server, run the MCP
-server over stdio, manage API tokens. Registered by backend/cli.py; errors become one line
+server over stdio, manage API tokens. Registered by backend/cli/main.py; errors become one line
 and exit 2 there."""
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def cmd_api(a) -> int:
     freeze_startup_objects()
     print(f"ragscope API on http://{host}:{port}/api (docs: /docs), MCP on /mcp", flush=True)
     if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
-        # the CLI's search/ask run here while this process is up (backend/cli_bridge.py)
-        from backend import cli_bridge
+        # the CLI's search/ask run here while this process is up (backend/cli/bridge.py)
+        from backend.cli import bridge as cli_bridge
 
         local = "127.0.0.1" if host in ("0.0.0.0", "localhost") else \
             "[::1]" if host in ("::", "::1") else host
@@ -40,7 +40,7 @@ def cmd_api(a) -> int:
         uvicorn.run(app, host=host, port=port, log_level=a.log_level, access_log=True,
                     proxy_headers=False, server_header=False)
     finally:
-        from backend import cli_bridge
+        from backend.cli import bridge as cli_bridge
 
         cli_bridge.withdraw(s.data_dir)
     return 0

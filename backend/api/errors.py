@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.api.tokens import TokenError, TokenRefused
 from backend.auth import PermissionDenied
-from backend.chat_types import ChatInputError
+from backend.chat.types import ChatInputError
 from backend.errors import (
     AccessConfigError,
     AnalysisError,

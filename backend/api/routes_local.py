@@ -1,4 +1,4 @@
-"""The CLI's `search` and `ask` run by this process on the CLI's behalf (backend/cli_bridge.py):
+"""The CLI's `search` and `ask` run by this process on the CLI's behalf (backend/cli/bridge.py):
 not part of the public API (not in the OpenAPI spec), loopback only, authorised by the secret
 the serving process announced in its data dir; 404 when the process announced none."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
-from backend import cli_bridge
 from backend.api.deps import services
+from backend.cli import bridge as cli_bridge
 from backend.errors import RagscopeError
 
 
@@ -43,7 +43,7 @@ def search(request: Request, body: dict = Depends(_body)):
 
 @router.post("/ask")
 def ask(request: Request, body: dict = Depends(_body)):
-    from backend.chat import ChatService
+    from backend.chat.service import ChatService
 
     a = cli_bridge.namespace(body, cli_bridge.ASK_ARGS)
     events = cli_bridge.ask_events(ChatService(services(request)), a)

@@ -10,8 +10,8 @@ from fastapi.responses import StreamingResponse
 
 from backend import search_service
 from backend.access import Actor
-from backend.api.deps import known_query, needs, services
 from backend.api import serialise
+from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES
 from backend.api.schemas import (
     AskRequest,
@@ -20,7 +20,7 @@ from backend.api.schemas import (
     SmartSearchRequest,
     SmartSearchResponse,
 )
-from backend.chat_types import Answered, Delta, Fallback, Retrieved
+from backend.chat.types import Answered, Delta, Fallback, Retrieved
 
 router = APIRouter(prefix="/api", tags=["search"], responses=ERROR_RESPONSES,
                    dependencies=[Depends(known_query)])

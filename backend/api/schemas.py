@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from backend.chat_types import CONTEXT_LIMITS
+from backend.chat.types import CONTEXT_LIMITS
 
 Policy = Literal["hybrid", "semantic_only", "lexical_only", "document_first", "section_first"]
 Names = list[str] | None

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from backend.api.schemas import Page, Policy, Strict
-from backend.chat_types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
+from backend.chat.types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
 from backend.chatbots.generate import FIELDS
 from backend.chatbots.spec import MESSAGE_MAX, PROMPT_MAX
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES

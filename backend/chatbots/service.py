@@ -23,8 +23,8 @@ from sqlalchemy import func, select, update
 
 from backend import access
 from backend.access import Actor, Scope
-from backend.chat import Answered, ChatService
-from backend.chat_types import ChatInputError, Delta, Fallback, Retrieved
+from backend.chat.service import Answered, ChatService
+from backend.chat.types import ChatInputError, Delta, Fallback, Retrieved
 from backend.chatbots.build import BuildMixin
 from backend.chatbots.generate import GenerateMixin
 from backend.chatbots.spec import (

@@ -16,7 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from urllib.parse import urlsplit
 
-from backend.chat_types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
+from backend.chat.types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES
 from backend.llm import PROVIDERS
 from backend.retrieval import POLICIES

@@ -3,4 +3,4 @@ retrieved contexts, their scoring against the question (lexical, key, value, emb
 language), the abstention decision, and the support check of generated answers.
 
 Used by the extractive answerer (backend/llm/extractive.py), the chat's evidence gate and
-groundedness check (backend/chat.py) and the citation checker (backend/chat_prompt.py)."""
+groundedness check (backend/chat/service.py) and the citation checker (backend/chat/prompt.py)."""

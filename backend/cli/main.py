@@ -317,7 +317,7 @@ def cmd_status(a) -> int:
 
 
 def cmd_search(a) -> int:
-    from backend import cli_bridge
+    from backend.cli import bridge as cli_bridge
 
     link = cli_bridge.link_for(a)
     res = link.search(a) if link else cli_bridge.search_result(_rs(), a)
@@ -360,7 +360,7 @@ def dashboard_command(address: str, port: int, settings: Settings | None = None)
     front of Streamlit) with Streamlit's upload limit set to the ingestion limit."""
     from backend.upload_gate import upload_limit_mb
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     return [sys.executable, "-m", "streamlit", "run", str(root / "app.py"),
             "--server.address", address, "--server.port", str(port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
@@ -372,7 +372,7 @@ def cmd_up(a) -> int:
     dashboard (unless --no-api) and the dashboard."""
     import os
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     settings = Settings()
     if settings.chat_default_provider == "local":  # fail now, not at the first question
         from backend.llm.local import check_model_file, check_runtime
@@ -512,8 +512,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search in this process even when a ragscope API process runs on "
                         "this data dir (by default it is asked: no model load)")
     x.set_defaults(fn=cmd_search)
-    from backend import cli_access, cli_analysis, cli_chat, cli_chatbot, cli_crawl, cli_ingest
     from backend.api import cli as cli_api
+    from backend.cli import access as cli_access
+    from backend.cli import analysis as cli_analysis
+    from backend.cli import chat as cli_chat
+    from backend.cli import chatbot as cli_chatbot
+    from backend.cli import crawl as cli_crawl
+    from backend.cli import ingest as cli_ingest
 
     cli_crawl.register(sub)
     cli_chatbot.register(sub)

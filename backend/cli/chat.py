@@ -25,14 +25,14 @@ from backend.llm.factory import PROVIDERS
 
 
 def _service():
-    from backend.chat import ChatService
+    from backend.chat.service import ChatService
     from backend.services import Ragscope
 
     return ChatService(Ragscope(Settings()))
 
 
 def cmd_ask(a) -> int:
-    from backend import cli_bridge
+    from backend.cli import bridge as cli_bridge
 
     link = cli_bridge.link_for(a)
     events = link.ask(a) if link else cli_bridge.ask_events(_service(), a)

@@ -44,7 +44,7 @@ CONNECT_TIMEOUT_S = 0.5  # an unanswered probe falls back to working in-process
 
 def search_result(rs, a: argparse.Namespace) -> dict[str, Any]:
     """The CLI's search (`a`: its arguments) as the retrieval result's dict."""
-    from backend.cli import actor_of, scope_of
+    from backend.cli.main import actor_of, scope_of
     from backend.retrieval import RetrievalParams, Retriever
 
     params = RetrievalParams(policy=a.policy, k=a.k,
@@ -61,8 +61,8 @@ def ask_events(svc, a: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """The CLI's question (`a`: its arguments) as plain events: `retrieved`, `delta`,
     `fallback`, and last `answered` with the session and the stored message."""
     from backend.access import scope_of
-    from backend.chat import Answered, Delta, Fallback, Retrieved
-    from backend.cli import actor_of
+    from backend.chat.service import Answered, Delta, Fallback, Retrieved
+    from backend.cli.main import actor_of
 
     actor = actor_of(a, svc.rs)
     owner = actor.username if actor.kind != "system" else None

@@ -8,7 +8,7 @@ stored message: citation check, format check, tokens in/out, cost, model and lat
 
 ACL: `ask`/`ask_stream` take the asker's `Scope` (backend/access.py) and retrieve only
 within it (a session's collections outside it count as gone); `messages` takes the
-reader's scope and blanks the sources of documents outside it (backend/chat_sources.py,
+reader's scope and blanks the sources of documents outside it (backend/chat/sources.py,
 `scope_sources`), so stored answers cite nothing the reader may not read now."""
 from __future__ import annotations
 
@@ -19,12 +19,13 @@ from typing import Callable, Iterator
 from pydantic import ValidationError
 from sqlalchemy import Integer, func, select
 
-from backend.analysis import chat_route
-from backend.chat_answer import document_source, hit_source, inventory_text
-from backend.chat_prompt import build_prompt, check_citations
 from backend.access import Scope
-from backend.chat_sources import record_sources, scope_sources
-from backend.chat_types import (  # noqa: F401  (re-exported: the chat's public names)
+from backend.analysis import chat_route
+from backend.chat.answer import document_source, hit_source, inventory_text
+from backend.chat.format_check import apply_profile
+from backend.chat.prompt import build_prompt, check_citations
+from backend.chat.sources import record_sources, scope_sources
+from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public names)
     CONTEXT_LIMITS,
     SETTING_FIELDS,
     Answered,
@@ -41,7 +42,6 @@ from backend.chat_types import (  # noqa: F401  (re-exported: the chat's public 
 from backend.errors import NotFound, ProviderUnavailable
 from backend.evidence.grounding import check_support
 from backend.evidence.scoring import MemoEncoder, assess
-from backend.format_check import apply_profile
 from backend.index.base import IndexFilter
 from backend.llm import default_model, make_provider
 from backend.llm.base import Evidence, GenerationRequest, Provider, StreamEnd, TextDelta
@@ -290,7 +290,7 @@ class ChatService:
                 created_at=now)
             s.add(msg)
             s.flush()
-            record_sources(s, msg)  # indexed for deletes (backend/chat_sources.py)
+            record_sources(s, msg)  # indexed for deletes (backend/chat/sources.py)
             info = _message_info(msg)
             session = self._info(s, row)
         yield Answered(info, session)

@@ -57,8 +57,8 @@ def _report(svc, p, verbose: bool) -> int:
 
 def _check(svc, a, collection: str, action: str = "crawl") -> None:
     """The actor (`--as`, default the operator) may crawl into the collection."""
-    from backend.cli import actor_of
-    from backend.crawl_ui import check_target
+    from backend.cli.main import actor_of
+    from backend.ui.crawl import check_target
 
     check_target(svc.rs, actor_of(a, svc.rs), collection, getattr(a, "knowledge_base", None),
                  action)
@@ -127,9 +127,9 @@ def cmd_watch(a) -> int:
 
 
 def cmd_scheduler(a) -> int:
-    from backend.crawl.schedule import CrawlScheduler
-
     import signal
+
+    from backend.crawl.schedule import CrawlScheduler
 
     def terminate(*_):  # SIGTERM stops like Ctrl-C: running crawls are cancelled cleanly
         raise KeyboardInterrupt

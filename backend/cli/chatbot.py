@@ -16,7 +16,7 @@ import json
 import sys
 
 from backend.access import Actor
-from backend.cli_crawl import crawl_progress_bar
+from backend.cli.crawl import crawl_progress_bar
 from backend.config import Settings
 
 CLI_ACTOR = Actor("cli", "admin")

@@ -8,7 +8,7 @@
     set-profile DOC (PROFILE | --default)       another processing profile for one document
 
 Errors are RagscopeError subclasses; the main CLI prints them as one line (exit code 2).
-With `--as USER` they act as that user (backend/cli.py): set-title/set-profile need write on
+With `--as USER` they act as that user (backend/cli/main.py): set-title/set-profile need write on
 the document, ingest-git on the collection, reclassify the admin role."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from backend.errors import RagscopeError
 
 
 def _ingestor():
-    from backend.cli import _ingestor as make
+    from backend.cli.main import _ingestor as make
 
     return make()
 
@@ -29,7 +29,7 @@ def cmd_ingest_git(a) -> int:
     from tqdm import tqdm
 
     from backend.acl import writable_collection
-    from backend.cli import actor_of
+    from backend.cli.main import actor_of
     from backend.ingest.git_source import GitSync
 
     ing = _ingestor()
@@ -61,7 +61,7 @@ def cmd_ingest_git(a) -> int:
 
 
 def cmd_git_sources(a) -> int:
-    from backend.cli import _rs
+    from backend.cli.main import _rs
     from backend.ingest.git_source import list_sources
 
     rs = _rs()
@@ -85,8 +85,8 @@ def cmd_reclassify(a) -> int:
     from tqdm import tqdm
 
     from backend import access
-    from backend.cli import _ingestor as make
-    from backend.cli import actor_of
+    from backend.cli.main import _ingestor as make
+    from backend.cli.main import actor_of
 
     if not a.all and not a.doc:
         raise RagscopeError("name a document or give --all")
@@ -110,7 +110,7 @@ def cmd_reclassify(a) -> int:
 
 
 def cmd_doc_types(a) -> int:
-    from backend.cli import _rs
+    from backend.cli.main import _rs
     from backend.ingest import doctypes
 
     rs = _rs()
@@ -130,9 +130,9 @@ def cmd_doc_types(a) -> int:
 
 def _doc_and_actor(a, rs):
     """The document DOC names, among those the invocation's actor may read (operator, or
-    `--as USER`: backend/cli.py), and that actor."""
+    `--as USER`: backend/cli/main.py), and that actor."""
     from backend.access import scope_of
-    from backend.cli import actor_of
+    from backend.cli.main import actor_of
     from backend.documents import resolve_document
 
     actor = actor_of(a, rs)

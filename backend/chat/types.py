@@ -7,8 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field, field_validator
 
+from backend.chat.format_check import PROFILES
 from backend.errors import RagscopeError
-from backend.format_check import PROFILES
 from backend.llm import PROVIDERS
 from backend.retrieval import POLICIES
 from backend.store.chat_models import DEFAULT_TITLE
