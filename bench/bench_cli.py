@@ -70,6 +70,19 @@ def trace_ms(stdout: str) -> float | None:
         return None
 
 
+def measure(label: str, cmd: list[str], env: dict, repeat: int) -> dict:
+    """One command: a cold run (page cache dropped if we may), then `repeat` warm runs."""
+    cold = drop_caches()
+    c_wall, c_out = run(env, cmd)
+    warm = [run(env, cmd) for _ in range(repeat)]
+    row = {"command": label, "cold_s": c_wall, "cold": cold,
+           "warm_s": statistics.median(w for w, _ in warm), "cold_trace_ms": trace_ms(c_out),
+           "warm_trace_ms": statistics.median(trace_ms(o) or 0 for _, o in warm)
+           if trace_ms(c_out) is not None else None}
+    print(row, file=sys.stderr)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -92,15 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                          cwd=ROOT, env=env, capture_output=True, text=True)
     import_ms = int(imp.stderr.strip().splitlines()[-1].split("|")[1]) / 1000
     for label, cmd, e in commands:
-        cold = drop_caches()
-        c_wall, c_out = run(e, cmd)
-        warm = [run(e, cmd) for _ in range(args.repeat)]
-        rows.append({"command": label, "cold_s": c_wall, "cold": cold,
-                     "warm_s": statistics.median(w for w, _ in warm),
-                     "cold_trace_ms": trace_ms(c_out),
-                     "warm_trace_ms": statistics.median(trace_ms(o) or 0 for _, o in warm)
-                     if trace_ms(c_out) is not None else None})
-        print(rows[-1], file=sys.stderr)
+        rows.append(measure(label, cmd, e, args.repeat))
     # part 4: the same commands answered by a running `python -m backend api` on this data
     # dir (backend/cli/bridge.py), next to `ask` in-process
     from backend.cli import bridge as cli_bridge
@@ -119,15 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, cmd in (("search (running process)", ["search", QUERY, "--json"]),
                            ("ask (running process)", ["ask", QUESTION, "--json"]),
                            ("ask (in-process, --local)", ["ask", QUESTION, "--json", "--local"])):
-            cold = drop_caches()
-            c_wall, c_out = run(env, cmd)
-            warm = [run(env, cmd) for _ in range(args.repeat)]
-            rows.append({"command": label, "cold_s": c_wall, "cold": cold,
-                         "warm_s": statistics.median(w for w, _ in warm),
-                         "cold_trace_ms": trace_ms(c_out),
-                         "warm_trace_ms": statistics.median(trace_ms(o) or 0 for _, o in warm)
-                         if trace_ms(c_out) is not None else None})
-            print(rows[-1], file=sys.stderr)
+            rows.append(measure(label, cmd, env, args.repeat))
     finally:
         api.terminate()
         api.wait(30)

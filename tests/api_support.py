@@ -55,7 +55,6 @@ def build_env(data_dir: Path, embedder) -> ApiEnv:
     from backend import acl
     from backend.access import Actor
     from backend.api.http import create_app
-    from backend.api.tokens import create_token
     from backend.config import Settings
     from backend.ingest.service import Ingestor
     from backend.services import Ragscope
@@ -73,13 +72,7 @@ def build_env(data_dir: Path, embedder) -> ApiEnv:
     for group, (kb, perm) in GROUPS.items():
         acl.create_knowledge_base(rs, system, kb)
         acl.assign_collection(rs, system, kb.removeprefix("kb-"), kb)
-        acl.create_group(rs, system, group)
-        acl.grant(rs, system, group, kb, perm)
-    tokens = {}
-    for name, (groups, scopes) in PRINCIPALS.items():
-        for g in groups:
-            acl.add_member(rs, system, g, "principal", name)
-        tokens[name] = create_token(rs.store, name, scopes, created_by="tests")[1]
+    tokens = grant_and_issue(rs, GROUPS, PRINCIPALS)
     app = create_app(rs)
     client = TestClient(app, raise_server_exceptions=False)
     return ApiEnv(rs, app, client, tokens, docs, coll_of)
@@ -92,6 +85,25 @@ def api_env(tmp_path_factory, shared_embedder):
     env = build_env(tmp_path_factory.mktemp("api") / "var", shared_embedder)
     yield env
     env.rs.close()
+
+
+def grant_and_issue(rs, groups: dict, principals: dict) -> dict[str, str]:
+    """Access groups (`group: (knowledge base, permission)`) and principals (`name: (groups,
+    scopes)`) with one API token each; returns the tokens by principal."""
+    from backend import acl
+    from backend.access import Actor
+    from backend.api.tokens import create_token
+
+    system = Actor.system("tests")
+    for group, (kb, perm) in groups.items():
+        acl.create_group(rs, system, group)
+        acl.grant(rs, system, group, kb, perm)
+    tokens = {}
+    for name, (member_of, scopes) in principals.items():
+        for g in member_of:
+            acl.add_member(rs, system, g, "principal", name)
+        tokens[name] = create_token(rs.store, name, scopes, created_by="tests")[1]
+    return tokens
 
 
 def free_port() -> int:

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from backend.chatbots.generate import FIELDS
+from tests.api_support import grant_and_issue
 from tests.chatbot_site import build_ferry_site
 from tests.test_crawl_site import Site
 
@@ -58,7 +59,6 @@ def env(tmp_path_factory, shared_embedder):
     from backend import acl
     from backend.access import Actor
     from backend.api.http import create_app
-    from backend.api.tokens import create_token
     from backend.config import Settings
     from backend.ingest.service import Ingestor
     from backend.services import Ragscope
@@ -78,14 +78,7 @@ def env(tmp_path_factory, shared_embedder):
                                   b"channel 16 between 06:00 and 22:00.", "harbour.txt",
                                   collection="other-notes")
         acl.assign_collection(rs, system, "other-notes", "kb-other")
-        for group, (kb, perm) in GROUPS.items():
-            acl.create_group(rs, system, group)
-            acl.grant(rs, system, group, kb, perm)
-        tokens = {}
-        for name, (groups, scopes) in PRINCIPALS.items():
-            for g in groups:
-                acl.add_member(rs, system, g, "principal", name)
-            tokens[name] = create_token(rs.store, name, scopes, created_by="tests")[1]
+        tokens = grant_and_issue(rs, GROUPS, PRINCIPALS)
         app = create_app(rs)
         with TestClient(app, raise_server_exceptions=False) as client:
             e = Env(rs, client, tokens, site)
