@@ -86,7 +86,11 @@ class SlowHeaders:
 
 def _client_gone(conn: socket.socket, wait: float, stop: threading.Event) -> bool:
     """Wait up to `wait` s for the client; True when it closed the connection."""
-    readable, _, _ = select.select([conn], [], [], wait)
+    # poll, not select: select() refuses descriptors >= 1024, which a long test session
+    # reaches (the process keeps many index and database files open)
+    poller = select.poll()
+    poller.register(conn, select.POLLIN)
+    readable = poller.poll(wait * 1000)
     if stop.is_set() or not readable:
         return False
     try:
