@@ -123,7 +123,24 @@ def _settled(page) -> None:
 
 
 def _nav(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    """Open a page from the sidebar. A click that lands while a script run is re-rendering
+    the app (e.g. the one the sign-in cookie starts) can be lost: click again until the
+    address is the link's."""
+    link = page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True)
+    target = (link.get_attribute("href") or "").split("?")[0].rstrip("/")
+
+    def arrived(url: str) -> bool:
+        return url.split("?")[0].rstrip("/") == target
+
+    for _ in range(3):
+        link.click()
+        try:
+            page.wait_for_url(arrived, timeout=30_000)
+            break
+        except Exception:  # playwright's TimeoutError: not there yet, click again
+            _settled(page)
+    else:
+        page.wait_for_url(arrived, timeout=30_000)
     _settled(page)
 
 
@@ -158,6 +175,38 @@ def _sign_in(page, username: str, password: str) -> None:
     page.get_by_role("button", name="Sign in").click()
 
 
+def _uploader(page):
+    """The upload page's file input. If the page's script run was lost (the input never
+    appears), load the page again, as a user would."""
+    from playwright.sync_api import expect
+
+    uploader = page.locator("input[type=file]")
+    try:
+        expect(uploader).to_be_attached(timeout=60_000)
+    except AssertionError:
+        page.reload()
+        _settled(page)
+    expect(uploader).to_be_attached()
+    return uploader
+
+
+def _signed_in(page, username: str, password: str) -> None:
+    """Sign in and wait until the app says so. Typing and clicking while the first script
+    run is still replacing the form can be lost: sign in again while the form is there."""
+    from playwright.sync_api import expect
+
+    done = page.get_by_text("Signed in as")
+    for _ in range(3):
+        if page.get_by_label("Username", exact=True).count():
+            _sign_in(page, username, password)
+        try:
+            expect(done).to_be_visible(timeout=45_000)
+            return
+        except AssertionError:
+            _settled(page)
+    expect(done).to_be_visible()
+
+
 def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
@@ -174,8 +223,7 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     # wrong password: one message that does not say which part was wrong
     _sign_in(page, "admin", "not-the-password")
     expect(page.get_by_text("Username or password is incorrect.")).to_be_visible()
-    _sign_in(page, "admin", ADMIN_PASSWORD)  # created on first start from the environment
-    expect(page.get_by_text("Signed in as")).to_be_visible()
+    _signed_in(page, "admin", ADMIN_PASSWORD)  # created on first start from the environment
     expect(page.get_by_test_id("stMetric").first).to_be_visible()
     _shot(page, "1_home")
 
@@ -185,7 +233,7 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     doc.write_bytes(DOC)
     bad = tmp_path / "tool.exe"
     bad.write_bytes(b"MZ\x90\x00")
-    page.locator("input[type=file]").set_input_files([str(doc), str(bad)])
+    _uploader(page).set_input_files([str(doc), str(bad)])
     expect(page.get_by_text("browser_handbook.md").first).to_be_visible()
     page.get_by_role("button", name="Ingest").click()
     expect(page.get_by_text("1 of 2 files ingested, 1 failed.")).to_be_visible(timeout=120_000)

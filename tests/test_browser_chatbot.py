@@ -15,9 +15,10 @@ from tests.chatbot_site import build_ferry_site
 from tests.test_browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    _nav,
     _settled,
     _shot,
-    _sign_in,
+    _signed_in,
     _wait_for_cookie,
     streamlit_app,
 )
@@ -98,10 +99,8 @@ def _build_and_publish(page, url: str, site) -> None:
 
     page.goto(url)
     _settled(page)
-    _sign_in(page, "editor", EDITOR_PASSWORD)
-    expect(page.get_by_text("Signed in as")).to_be_visible()
-    page.get_by_test_id("stSidebarNav").get_by_text("Chatbot builder", exact=True).click()
-    _settled(page)
+    _signed_in(page, "editor", EDITOR_PASSWORD)
+    _nav(page, "Chatbot builder")
 
     # 1: the site's URL and a name; the build starts
     _enter(page, "URL of the site to crawl", site.base + "/")
@@ -175,8 +174,7 @@ def _viewer_asks(page, url: str) -> None:
 
     page.goto(url)
     _settled(page)
-    _sign_in(page, "viewer", VIEWER_PASSWORD)
-    expect(page.get_by_text("Signed in as")).to_be_visible()
+    _signed_in(page, "viewer", VIEWER_PASSWORD)
     _wait_for_cookie(page, "viewer", timeout=60)  # a new session is signed in by it
     page.goto(f"{url}/chatbot?bot=ferry-helper")
     _settled(page)

@@ -24,7 +24,7 @@ from backend.cli.main import dashboard_command, main
 from backend.config import Settings
 from backend.sessions import Session
 from backend.ui import state as K
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _nav, _signed_in, _uploader
 from tests.test_pages import (  # noqa: F401  (fixtures)
     PASSWORDS,
     ROOT,
@@ -319,12 +319,9 @@ def test_a_signed_in_editor_uploads_within_the_configured_limit(dashboard, tmp_p
             page.on("response", lambda r: uploads.append((r.url, r.status))
                     if "/_stcore/upload_file/" in r.url and r.request.method == "PUT" else None)
             page.goto(f"http://{base}/")
-            page.get_by_label("Username", exact=True).fill("admin")
-            page.get_by_label("Password", exact=True).fill(PASSWORDS["admin"])
-            page.get_by_role("button", name="Sign in").click()
-            expect(page.get_by_text("Signed in as")).to_be_visible()
-            page.get_by_test_id("stSidebarNav").get_by_text("Upload", exact=True).click()
-            page.locator("input[type=file]").set_input_files(str(doc))
+            _signed_in(page, "admin", PASSWORDS["admin"])
+            _nav(page, "Upload")
+            _uploader(page).set_input_files(str(doc))
             expect(page.get_by_text("gate_notes.md").first).to_be_visible()
             deadline = time.monotonic() + 30
             while not uploads and time.monotonic() < deadline:
