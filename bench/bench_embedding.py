@@ -319,14 +319,9 @@ def render(res: dict) -> str:
 
 
 def record(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8")
-    start = text.find(SECTION)
-    if start < 0:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + section + ("\n" + text[nxt + 1:] if nxt >= 0 else "")
-    DOC.write_text(text, encoding="utf-8")
+    from bench.docs_record import record_section
+
+    record_section(SECTION, section, DOC)
 
 
 def main(argv: list[str] | None = None) -> int:
