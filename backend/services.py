@@ -6,6 +6,7 @@ import threading
 from functools import cached_property
 
 from backend.config import Settings
+from backend.embed import INT8_VECTORS
 from backend.store import Store
 
 # 2: chunks carry membership tokens (collections) in both indexes; version 1 needs reindex
@@ -62,11 +63,14 @@ class Ragscope:
         s = self.settings
         common = {"chunk_size": s.chunk_size, "chunk_overlap": s.chunk_overlap,
                   "schema_version": INDEX_SCHEMA_VERSION}
+        vector = {**common, "backend": self.vector_index.name,
+                  "embedding_model": s.embedding_model,
+                  "embedding_backend": self.embedder.backend,
+                  "dimension": self.embedder.dimension}
+        if self.embedder.backend == "onnx-int8":
+            vector["int8_vectors"] = INT8_VECTORS  # int8 vectors changed with the recipe
         return {
-            "vector": {**common, "backend": self.vector_index.name,
-                       "embedding_model": s.embedding_model,
-                       "embedding_backend": self.embedder.backend,
-                       "dimension": self.embedder.dimension},
+            "vector": vector,
             "keyword": {**common, "backend": self.keyword_index.name,
                         "analyzer": self.keyword_index.analyzer},
         }

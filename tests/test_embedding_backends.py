@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from backend.config import Settings
-from backend.embed import DEFAULT_BACKEND, onnx_export, same_vectors
+from backend.embed import DEFAULT_BACKEND, INT8_VECTORS, onnx_export, same_vectors
 from backend.embedding import Embedder
 from backend.errors import ConfigError, IndexMismatch
 from backend.ingest.service import Ingestor
@@ -239,6 +239,25 @@ def test_index_from_before_backends_counts_as_torch(make_rs, docs, torch_embedde
     with pytest.raises(IndexMismatch, match="index has 'torch'.*reindex"):
         Ingestor(new_default).ingest_paths([b])
     assert Ingestor(make_rs(embedding_backend="onnx")).ingest_paths([b])[0].ok
+
+
+def test_int8_index_of_an_older_export_recipe_needs_reindex(make_rs, docs):
+    """int8 vectors changed with export recipe 2 (attention quantised too): an index built
+    with recipe-1 int8 vectors (its record has no `int8_vectors`) is not extended with the
+    new vectors — the guardrails ask for reindex, after which it works and records 2."""
+    a, b = docs
+    old = make_rs()
+    assert Ingestor(old).ingest_paths([a])[0].ok
+    assert _vector_meta(old)["int8_vectors"] == INT8_VECTORS == 2
+    with old.store.session() as s:
+        meta = repo.get_index_meta(s, "vector")
+        meta.params = {k: v for k, v in meta.params.items() if k != "int8_vectors"}
+    new = make_rs()
+    with pytest.raises(IndexMismatch, match=r"int8_vectors: index has 1, settings say 2.*reindex"):
+        Ingestor(new).ingest_paths([b])
+    Ingestor(new).reindex()
+    assert Ingestor(new).ingest_paths([b])[0].ok
+    assert _vector_meta(new)["int8_vectors"] == 2
 
 
 def test_changing_to_the_multilingual_model_needs_reindex(make_rs, docs):

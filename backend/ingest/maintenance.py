@@ -15,7 +15,7 @@ from backend.store.models import Document, DocumentVersion, Section
 
 
 # Parameters recorded by indexes that did not record them yet: what they used.
-LEGACY_PARAMS = {"embedding_backend": "torch"}
+LEGACY_PARAMS = {"embedding_backend": "torch", "int8_vectors": 1}
 
 
 class MaintenanceMixin:
