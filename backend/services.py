@@ -1,7 +1,12 @@
 """The service container: settings, store, embedder and both indexes, built lazily once.
-The CLI, the dashboard (one st.cache_resource factory) and the tests all go through it."""
+The CLI, the dashboard (one st.cache_resource factory) and the tests all go through it.
+
+Ownership: `close()` closes the indexes this container built itself and disposes its store.
+An index assigned from outside (`rs.vector_index = other.vector_index`, as tests share one)
+belongs to whoever built it and is left open."""
 from __future__ import annotations
 
+import contextlib
 import threading
 from functools import cached_property
 
@@ -19,6 +24,7 @@ class Ragscope:
         self.settings.ensure_dirs()
         self.store = Store(self.settings.db_url)
         self._lock = threading.RLock()
+        self._owned: list = []  # indexes built here, closed by close()
 
     @cached_property
     def embedder(self):
@@ -42,14 +48,18 @@ class Ragscope:
         from backend.index.factory import make_vector_index
 
         with self._lock:
-            return make_vector_index(self.settings, self.index_lock)
+            return self._own(make_vector_index(self.settings, self.index_lock))
 
     @cached_property
     def keyword_index(self):
         from backend.index.factory import make_keyword_index
 
         with self._lock:
-            return make_keyword_index(self.settings, self.index_lock)
+            return self._own(make_keyword_index(self.settings, self.index_lock))
+
+    def _own(self, index):
+        self._owned.append(index)
+        return index
 
     @cached_property
     def path_policy(self):
@@ -76,4 +86,12 @@ class Ragscope:
         }
 
     def close(self) -> None:
-        self.store.dispose()
+        """Close the vector and keyword index built here (the embedded Chroma client of the
+        data dir is closed when its last user in the process closes) and dispose the store.
+        Closing twice is harmless; another Ragscope on the same data dir keeps working."""
+        with self._lock:
+            owned, self._owned = self._owned, []
+        with contextlib.ExitStack() as stack:  # every one is closed even if one raises
+            stack.callback(self.store.dispose)
+            for index in owned:
+                stack.callback(index.close)

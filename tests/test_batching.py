@@ -228,7 +228,8 @@ def chroma(tmp_path):
                          memberships={"collection": (1,) if i % 3 else (2,)})
             for i in range(60)], vecs)
     queries = rng.standard_normal((12, 16)).astype(np.float32)
-    return ix, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    yield ix, queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    ix.close()
 
 
 @pytest.mark.parametrize("flt", [None, {"memberships": {"collection": [1]}},

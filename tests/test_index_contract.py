@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from backend.config import Settings
+from backend.errors import BackendUnavailable
 from backend.index.base import IndexedChunk, IndexFilter, KeywordIndex, VectorIndex
 
 ES_URL = os.environ.get("RAGSCOPE_ELASTICSEARCH_URL")
@@ -57,8 +58,11 @@ def keyword_backend(request, tmp_path):
 
     yield open_index
     if request.param == "elasticsearch" and opened:
-        drop = getattr(opened[0], "drop", None)
-        drop() if drop else opened[0].reset()
+        last = open_index()  # the test may have closed the others
+        drop = getattr(last, "drop", None)
+        drop() if drop else last.reset()
+    for ix in opened:
+        ix.close()
 
 
 def chunk(cid: str, text: str, doc: int = 1, doc_type: str = "note", **kw) -> IndexedChunk:
@@ -143,6 +147,18 @@ class TestKeywordIndexContract:
         second = keyword_backend()
         assert second.count() == len(CORPUS)
         assert [h.chunk_id for h in second.search("Konfiguration", 3)][:1] == ["de-1"]
+
+    def test_closing_one_index_object_leaves_the_others(self, keyword_backend):
+        first = keyword_backend()
+        first.add(CORPUS)
+        second = keyword_backend()
+        first.close()
+        first.close()  # harmless
+        with pytest.raises(BackendUnavailable, match="closed"):
+            first.count()
+        assert [h.chunk_id for h in second.search("Konfiguration", 3)][:1] == ["de-1"]
+        second.delete(["de-1"])
+        assert second.count() == len(CORPUS) - 1
 
     def test_ranks_scores_and_k(self, ix):
         hits = ix.search("the decision committee budget deployment", 2)
@@ -327,7 +343,9 @@ def vector_backend(request, tmp_path):
 
     yield open_index
     if url and opened:  # the server outlives the test: drop the collection
-        opened[0].drop()
+        open_index().drop()  # a new handle: the test may have closed the others
+    for ix in opened:
+        ix.close()
 
 
 def unit_vectors(n: int, dim: int, seed: int) -> np.ndarray:
@@ -461,6 +479,20 @@ class TestVectorIndexContract:
         assert again.count() == len(VEC_CHUNKS)
         assert again.search(VECS[5], 1)[0].chunk_id == "v-5"
 
+    def test_closing_one_index_object_leaves_the_others(self, vector_backend):
+        first = vector_backend()
+        first.add(VEC_CHUNKS, VECS)
+        second = vector_backend()
+        first.close()
+        first.close()  # harmless
+        with pytest.raises(BackendUnavailable, match="closed"):
+            first.count()
+        assert second.search(VECS[5], 1)[0].chunk_id == "v-5"
+        second.delete(["v-5"])
+        assert second.count() == len(VEC_CHUNKS) - 1
+        third = vector_backend()  # a new object on the same location while one is open
+        assert third.count() == len(VEC_CHUNKS) - 1
+
     def test_ids_pages(self, ix, monkeypatch):
         import backend.index.chroma_index as mod
 
@@ -476,9 +508,12 @@ def _recall(settings: Settings, data: np.ndarray, queries: np.ndarray, k: int = 
     from backend.index.chroma_index import ChromaVectorIndex
 
     ix = ChromaVectorIndex(settings)
-    ix.add([chunk(str(i), "", doc=0) for i in range(len(data))], data)
+    try:
+        ix.add([chunk(str(i), "", doc=0) for i in range(len(data))], data)
+        found = [{int(h.chunk_id) for h in ix.search(q, k)} for q in queries]
+    finally:
+        ix.close()
     exact = np.argsort(-(queries @ data.T), axis=1)[:, :k]
-    found = [{int(h.chunk_id) for h in ix.search(q, k)} for q in queries]
     return float(np.mean([len(f & set(e)) / k for f, e in zip(found, exact)]))
 
 
@@ -509,7 +544,10 @@ def test_tantivy_schema_mismatch_needs_reset(tmp_path):
         ix.count()
     ix.reset()
     ix.add(CORPUS)
-    assert TantivyKeywordIndex(settings).count() == len(CORPUS)
+    ix.close()
+    again = TantivyKeywordIndex(settings)
+    assert again.count() == len(CORPUS)
+    again.close()
 
 
 def test_chroma_url_parsing_and_unreachable_server():

@@ -119,6 +119,11 @@ class VectorIndex(Protocol):
         """Stored membership tokens of the given chunks (missing ids are left out; used by
         `check`)."""
 
+    def close(self) -> None:
+        """Give back clients, file handles and threads (whoever built the index closes it;
+        `Ragscope.close()` for its own). Closing twice is harmless; use afterwards raises
+        BackendUnavailable."""
+
 
 @runtime_checkable
 class KeywordIndex(Protocol):
@@ -151,3 +156,6 @@ class KeywordIndex(Protocol):
 
     def memberships(self, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
         """As VectorIndex.memberships."""
+
+    def close(self) -> None:
+        """As VectorIndex.close."""

@@ -1,6 +1,12 @@
 """Where `ChromaVectorIndex` gets its Chroma client: a server (nothing to reopen), or the
 embedded persistent client of a directory, shared by every index object of the process and
-reopened when another process committed a write (see `EmbeddedSource`)."""
+reopened when another process committed a write (see `EmbeddedSource`).
+
+Ownership: every index object that acquires a source releases it once (`release()`, called
+by `ChromaVectorIndex.close()`). The embedded source of a directory counts its users; the
+last release closes its client (`Client.close()`, which stops Chroma's shared System of that
+path: SQLite connections, HNSW segment files, its runtime threads) and removes it from the
+registry, so the next index object on that directory opens a fresh client."""
 from __future__ import annotations
 
 import contextlib
@@ -10,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from backend.errors import BackendUnavailable
 from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
@@ -66,18 +73,30 @@ class ClientSource:
         raise NotImplementedError
         yield
 
+    def release(self) -> None:  # pragma: no cover - interface
+        """One user is done with the source (each acquirer calls it once)."""
+        raise NotImplementedError
+
 
 class ServerSource(ClientSource):
-    """A Chroma server: the server orders concurrent writes; nothing to reopen."""
+    """A Chroma server: the server orders concurrent writes; nothing to reopen. One per
+    index object: `release()` closes its HTTP client."""
 
     def __init__(self, client: Any):
         self.client = client
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[Any]:
-        yield self.client
+        client = self.client
+        if client is None:
+            raise BackendUnavailable("the Chroma server client was closed")
+        yield client
 
     writing = reading
+
+    def release(self) -> None:
+        client, self.client = self.client, None
+        _close_quietly(client)
 
 
 class EmbeddedSource(ClientSource):
@@ -86,32 +105,57 @@ class EmbeddedSource(ClientSource):
     neither sees those vectors (a stale reader) nor may write (it would persist a graph
     without them). Writers reopen under the index write lock when the generation moved;
     readers check the generation at most every `refresh_s` and reopen when no writer holds
-    the lock (otherwise they keep their consistent older view a little longer)."""
+    the lock (otherwise they keep their consistent older view a little longer).
+
+    `for_path()` hands out the directory's source and counts the user; each user calls
+    `release()` once, and the last one closes the client and drops the registry entry."""
 
     _registry: dict[str, "EmbeddedSource"] = {}
     _registry_guard = threading.Lock()
 
     def __init__(self, path: Path, lock: IndexWriteLock, refresh_s: float):
         self.path, self.lock, self.refresh_s = path, lock, refresh_s
+        self.key = str(Path(path).resolve())
         self._rw = _RWLock()
         self._reopen_guard = threading.Lock()
         self._checked = 0.0
         self.client: Any = None
         self.generation: str | None = None
         self.reopens = 0
-        self.lock.on_commit(self._committed)
+        self.users = 0  # index objects that acquired it and have not released it yet
+        self.closed = False
         with self._rw.write():
             self._open()
+        self.lock.on_commit(self._committed)
 
     @classmethod
     def for_path(cls, path: Path, lock: IndexWriteLock, refresh_s: float) -> "EmbeddedSource":
+        """The directory's source, with one more user: the caller must `release()` it."""
         key = str(Path(path).resolve())
         with cls._registry_guard:
             src = cls._registry.get(key)
             if src is None or src.lock is not lock:
                 src = cls._registry[key] = cls(Path(path), lock, refresh_s)
             src.refresh_s = refresh_s
+            src.users += 1
             return src
+
+    def release(self) -> None:
+        """One user is done. The last one closes the client (Chroma stops the shared System
+        of the path when its last client closes) and removes the registry entry."""
+        with self._registry_guard:
+            if self.users <= 0:
+                return  # already closed: a second release is harmless
+            self.users -= 1
+            if self.users:
+                return
+            if self._registry.get(self.key) is self:
+                del self._registry[self.key]
+            self.closed = True
+        self.lock.off_commit(self._committed)
+        with self._rw.write():  # waits for reads and writes still under way
+            client, self.client = self.client, None
+        _close_quietly(client)
 
     def _open(self) -> None:
         import chromadb
@@ -124,8 +168,8 @@ class EmbeddedSource(ClientSource):
 
     def _reopen(self) -> None:
         with self._reopen_guard:
-            if self.lock.generation() == self.generation:
-                return  # another thread reopened meanwhile
+            if self.closed or self.lock.generation() == self.generation:
+                return  # closed, or another thread reopened meanwhile
             with self._rw.write():
                 old, self.client = self.client, None
                 _close_client(old)
@@ -139,8 +183,13 @@ class EmbeddedSource(ClientSource):
     def stale(self) -> bool:
         return self.lock.generation() != self.generation
 
+    def _check_open(self) -> None:
+        if self.closed:
+            raise BackendUnavailable(f"the Chroma client of {self.path} was closed")
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[Any]:
+        self._check_open()
         now = time.monotonic()
         if now - self._checked >= self.refresh_s:
             self._checked = now
@@ -149,16 +198,19 @@ class EmbeddedSource(ClientSource):
                     if free:
                         self._reopen()
         with self._rw.read():
+            self._check_open()
             yield self.client
 
     @contextlib.contextmanager
     def writing(self) -> Iterator[Any]:
         if not self.lock.held:  # pragma: no cover - a programming error
             raise RuntimeError("Chroma writes need the index write lock")
+        self._check_open()
         if self.stale():
             self._reopen()
         try:
             with self._rw.read():
+                self._check_open()
                 yield self.client
         finally:  # a failed write may still have changed something: readers reopen
             self.lock.mark_written()
@@ -170,15 +222,24 @@ def chroma_settings() -> Any:
     return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
 
 
+def _close_quietly(client: Any) -> None:
+    """Close a client that is no longer used: `Client.close()` (chromadb >= 1.1) gives back
+    its reference to the shared System and stops it when this was the last one. Another
+    client object on the same path in this process keeps the System running."""
+    if client is None:
+        return
+    try:
+        client.close()
+    except Exception as exc:  # pragma: no cover - closing must not raise at shutdown
+        log.warning("closing the Chroma client failed: %s", exc)
+
+
 def _close_client(client: Any) -> None:
     """Release a persistent client so the next one loads the graph from disk. Chroma shares
     one System per path and process; close() stops it when this was its last client."""
     if client is None:
         return
-    try:
-        client.close()
-    except Exception as exc:  # pragma: no cover - closing must not break a reopen
-        log.warning("closing the Chroma client failed: %s", exc)
+    _close_quietly(client)
     from chromadb.api.shared_system_client import SharedSystemClient
 
     ident = getattr(client, "_identifier", None)

@@ -97,14 +97,35 @@ class ChromaVectorIndex:
         self._collection: Any = None
         self._epoch = -1
         self._ef_search_outdated = False
-        with self._source.reading() as client:
-            self._collection_of(client, check=True)
-            try:
-                self._max_batch = max(1, int(client.get_max_batch_size()))
-            except Exception:  # pragma: no cover - old servers
-                self._max_batch = 1000
-        if self._ef_search_outdated:
-            self._update_ef_search()
+        self._closed = False
+        try:
+            with self._open_source().reading() as client:
+                self._collection_of(client, check=True)
+                try:
+                    self._max_batch = max(1, int(client.get_max_batch_size()))
+                except Exception:  # pragma: no cover - old servers
+                    self._max_batch = 1000
+            if self._ef_search_outdated:
+                self._update_ef_search()
+        except BaseException:
+            self.close()  # the caller never gets the object to close
+            raise
+
+    def close(self) -> None:
+        """Give back the client: the embedded client of a directory is closed when its last
+        index object closes (`EmbeddedSource.release`). Closing twice is harmless; any use
+        afterwards raises BackendUnavailable."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._collection = None
+        self._source.release()
+
+    def _open_source(self) -> ClientSource:
+        if self._closed:
+            raise BackendUnavailable(f"{self!r} was closed")
+        return self._source
 
     # ---- collection handling ---------------------------------------------------------
     def _open_collection(self, client: Any) -> Any:
@@ -156,11 +177,11 @@ class ChromaVectorIndex:
             log.warning("could not update ef_search of %s: %s", self.collection_name, exc)
 
     def _read(self, fn: Callable[[Any], T]) -> T:
-        with self._source.reading() as client:
+        with self._open_source().reading() as client:
             return self._run(client, fn)
 
     def _write(self, purpose: str, fn: Callable[[Any], T]) -> T:
-        with self.lock.hold(purpose), self._source.writing() as client:
+        with self.lock.hold(purpose), self._open_source().writing() as client:
             return self._run(client, fn)
 
     def _run(self, client: Any, fn: Callable[[Any], T]) -> T:
@@ -363,7 +384,7 @@ class ChromaVectorIndex:
         from chromadb.errors import NotFoundError
 
         with self.lock.hold("reset the vector index"):
-            with self._source.writing() as client:
+            with self._open_source().writing() as client:
                 try:
                     client.delete_collection(self.collection_name)
                 except (NotFoundError, ValueError):
@@ -376,7 +397,7 @@ class ChromaVectorIndex:
         """Delete the collection (a server outlives tests; nothing is recreated)."""
         from chromadb.errors import NotFoundError
 
-        with self.lock.hold("drop the vector index"), self._source.writing() as client:
+        with self.lock.hold("drop the vector index"), self._open_source().writing() as client:
             with contextlib.suppress(NotFoundError, ValueError):
                 client.delete_collection(self.collection_name)
             with self._lock:
@@ -400,7 +421,7 @@ class ChromaVectorIndex:
     # ---- extras (not in the protocol) -----------------------------------------------
     def heartbeat(self) -> bool:
         try:
-            with self._source.reading() as client:
+            with self._open_source().reading() as client:
                 client.heartbeat()
             return True
         except Exception:

@@ -263,12 +263,15 @@ class ElasticsearchKeywordIndex:
         self._lock = threading.Lock()
         self._ready = False
         self._down_until = 0.0
+        self._closed = False
 
     # ---- plumbing ------------------------------------------------------------------
     def _call(self, fn: Callable[[], T]) -> T:
         """Run a request; unreachable server, auth failures and 5xx -> BackendUnavailable.
         After a connection failure, calls fail at once for RETRY_AFTER_S, so that a
         degraded (semantic-only) retrieval does not wait for a timeout on every query."""
+        if self._closed:
+            raise BackendUnavailable(f"Elasticsearch index {self.index} was closed")
         if time.monotonic() < self._down_until:
             raise BackendUnavailable(f"Elasticsearch at {self.url} is unreachable (retrying in "
                                      f"{self._down_until - time.monotonic():.1f} s)")
@@ -364,6 +367,9 @@ class ElasticsearchKeywordIndex:
             self._call(lambda: self._es.options(ignore_status=404).indices.delete(index=self.index))
 
     def close(self) -> None:
+        """Close the HTTP client (twice is harmless); use afterwards raises
+        BackendUnavailable."""
+        self._closed = True
         self._es.close()
 
     # ---- KeywordIndex: reading -----------------------------------------------------

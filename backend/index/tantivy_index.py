@@ -98,7 +98,17 @@ class TantivyKeywordIndex:
         self._open_lock = threading.Lock()
         self._index: tantivy.Index | None = None
         self._mismatch: str | None = None
+        self._closed = False
         self._open()
+
+    def close(self) -> None:
+        """Drop the index handle: tantivy has no close(); its memory maps and reader threads
+        go with the last reference (searchers are short-lived). Closing twice is harmless;
+        any use afterwards raises BackendUnavailable. tantivy's writer lock file is released
+        after every batch (`_write`), the data dir's lock after every hold."""
+        with self._open_lock:
+            self._closed = True
+            self._index = None
 
     # ---- opening -----------------------------------------------------------------
     def _open(self) -> None:
@@ -117,6 +127,8 @@ class TantivyKeywordIndex:
 
     def _ix(self) -> tantivy.Index:
         index = self._index
+        if self._closed:
+            raise BackendUnavailable(f"{self!r} was closed")
         if index is None:
             raise IndexMismatch(
                 f"keyword index at {self.path} was built differently ({self._mismatch}); run reindex"
@@ -168,7 +180,7 @@ class TantivyKeywordIndex:
             self._write(("delete", cid) for cid in dict.fromkeys(chunk_ids))
 
     def reset(self) -> None:
-        if self._index is None:  # built with another schema: start afresh
+        if self._index is None and not self._closed:  # built with another schema: start afresh
             with self._write_lock.hold("reset the keyword index"), self._open_lock:
                 self._write_lock.mark_written()
                 shutil.rmtree(self.path, ignore_errors=True)

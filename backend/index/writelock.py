@@ -53,6 +53,7 @@ class IndexWriteLock:
         self._fh = None
         self._dirty = False
         self._listeners: list[weakref.WeakMethod | Callable[[str], None]] = []
+        self._listeners_guard = threading.Lock()  # not the hold lock: a close never waits
 
     # ---- registry: one object per directory and process -------------------------------
     _registry: dict[str, "IndexWriteLock"] = {}
@@ -83,8 +84,15 @@ class IndexWriteLock:
             ref: weakref.WeakMethod | Callable[[str], None] = weakref.WeakMethod(fn)  # type: ignore[arg-type]
         except TypeError:  # a plain function or a builtin method: hold it strongly
             ref = fn
-        with self._thread_lock:
+        with self._listeners_guard:
             self._listeners.append(ref)
+
+    def off_commit(self, fn: Callable[[str], None]) -> None:
+        """Stop calling `fn` (an index object closed); unknown functions are ignored."""
+        with self._listeners_guard:
+            self._listeners = [ref for ref in self._listeners
+                               if (ref() if isinstance(ref, weakref.WeakMethod) else ref)
+                               not in (fn, None)]
 
     def mark_written(self) -> None:
         """Something was written in the current hold: bump the generation on release."""
@@ -155,17 +163,19 @@ class IndexWriteLock:
                 fh.close()
 
     def _notify(self, token: str) -> None:
-        alive = []
-        for ref in self._listeners:
+        with self._listeners_guard:
+            refs = list(self._listeners)
+        for ref in refs:
             fn = ref() if isinstance(ref, weakref.WeakMethod) else ref
             if fn is None:
                 continue
-            alive.append(ref)
             try:
                 fn(token)
             except Exception:  # pragma: no cover - a listener must not break a commit
                 log.exception("index generation listener failed")
-        self._listeners = alive
+        with self._listeners_guard:  # forget the listeners of collected objects
+            self._listeners = [ref for ref in self._listeners
+                               if not isinstance(ref, weakref.WeakMethod) or ref() is not None]
 
     # ---- shared (reader) side ------------------------------------------------------------
     @contextlib.contextmanager
