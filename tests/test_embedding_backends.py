@@ -79,6 +79,20 @@ def test_onnx_backends_reproduce_torch_within_tolerance(torch_embedder, embeddin
         assert float(q @ para) > float(q @ other) + 0.2
 
 
+def test_parallel_sessions_give_each_text_the_vector_it_gets_alone(embedding_cache_dir):
+    """Batches are split over one-thread sessions running in parallel (one per thread):
+    every text's vector is the one a single session gives it, in the caller's order."""
+    one = Embedder("all-MiniLM-L6-v2", backend="onnx-int8", cache_dir=embedding_cache_dir,
+                   num_threads=1)
+    three = Embedder("all-MiniLM-L6-v2", backend="onnx-int8", cache_dir=embedding_cache_dir,
+                     num_threads=3)
+    texts = TEXTS * 3 + ["", "x"]
+    a, b = one.encode(texts), three.encode(texts)
+    assert b.shape == a.shape and np.array_equal(a, b)
+    assert len(three._encoder._workers) == 3
+    assert np.array_equal(three.encode_queries([TEXTS[1]])[0], a[1])
+
+
 def test_export_is_verified_recorded_and_reused(tmp_path, no_network, monkeypatch):
     cache = tmp_path / "models"
     emb = Embedder("all-MiniLM-L6-v2", backend="onnx", cache_dir=cache)
