@@ -686,7 +686,7 @@ def run_profile(rs, r, queries, params, data_dir: Path, log) -> dict:
                                                              scope=_everything())),
         ("retrieve_section_first_precomputed", lambda q: r.retrieve(q, params["section_first"], query_embedding=embs[q],
                                                                     scope=_everything())),
-        ("keyword_stage", lambda q: r._keyword(q, 50, IndexFilter(), False)),
+        ("keyword_stage", lambda q: r._keyword(q, 50, IndexFilter(), False, 10)),
         ("vector_stage", lambda q: r._vector(q, 50, IndexFilter(), embs[q])),
     ):
         prof = cProfile.Profile()

@@ -199,3 +199,16 @@ def test_uploads_come_before_crawled_pages_only_on_ties():
     hits = [hit("web", 0.5, "https://example.org/a"), hit("file", 0.4999, "/data/a.pdf"),
             hit("web2", 0.3, "https://example.org/b"), hit("file2", 0.2, "/data/b.pdf")]
     assert [h.chunk_id for h in prefer_uploads(hits)] == ["file", "web", "web2", "file2"]
+
+
+def test_a_version_number_is_no_value_unless_a_version_is_asked():
+    """"Default value" asks for a number, but "removed in version 4.0" carries none beyond
+    the version; asked for the version, the same sentence has it."""
+    from backend.evidence.scoring import analyse, new_value
+
+    sentence = "The old key will be removed in version 4.0."
+    assert not new_value(analyse("What is the default value of gateway.max_connections?"),
+                         sentence)
+    assert new_value(analyse("What is the default value of gateway.max_connections?"),
+                     "Der Standardwert beträgt 512.")
+    assert new_value(analyse("In which version will gateway.maxConn be removed?"), sentence)

@@ -151,11 +151,15 @@ _NOT_VALUE = re.compile(
     rf"^\s*\(?\d{{1,2}}[.)]\s|§\s*\d+\w?|\b\d{{1,2}}\.?\s+(?:{'|'.join(_MONTHS)})\b|"
     r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{4}-\d\d-\d\d\b|\b(?:19|20)\d\d\b", re.IGNORECASE)
 
+_VERSION = re.compile(r"\b(?:version|release|v)\s?\d+(?:\.\d+)+\b", re.IGNORECASE)
+_ASKS_VERSION = re.compile(r"\b(?:version|release)", re.IGNORECASE)
+
 
 def new_value(q: Question, text: str) -> bool:
     """The candidate has what the question asks for outside what the question itself says:
     the question's own words and figures are removed first, and for a number also
-    enumerations ("(2)"), § numbers, dates and years, which are rarely the asked value."""
+    enumerations ("(2)"), § numbers, dates and years, which are rarely the asked value, and
+    version numbers unless the question asks for a version."""
     if not q.qtype:
         return False
     rest = text
@@ -164,6 +168,8 @@ def new_value(q: Question, text: str) -> bool:
             rest = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", " ", rest, flags=re.I)
     if q.qtype == "number":
         rest = _NOT_VALUE.sub(" ", rest)
+        if not _ASKS_VERSION.search(q.text):  # "removed in version 4.0" is no default value
+            rest = _VERSION.sub(" ", rest)
     return _has_type(q.qtype, rest)
 
 
