@@ -10,12 +10,6 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 
 MIGRATIONS = Path(__file__).parent / "migrations"
-# SQLite reads the database file through a memory map of up to this many bytes instead of a
-# read() per page: the retrieval lookups of 100 random candidate chunks took 0.75 instead of
-# 1.14 ms at 100k chunks (docs/retrieval.md, "Latency"). Address space only — the pages are
-# the OS's file cache, shared by every connection. Residual risk (SQLite's docs): an I/O error
-# while reading a mapped page ends the process with SIGBUS instead of an error.
-SQLITE_MMAP_BYTES = 1 << 30
 
 
 def make_engine(url: str) -> Engine:
@@ -37,7 +31,6 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
             cur.close()
 
         return engine
