@@ -593,6 +593,12 @@ def measure(data_dir: Path, n_queries: int, warmup: int, profile: bool, log) -> 
             r.retrieve(q, params[p], query_embedding=e, scope=_everything())
             rs.embedder.clear_cache()
             r.retrieve(q, params[p], scope=_everything())
+    if os.environ.get("RAGSCOPE_BENCH_GC_FREEZE", "1") == "1":
+        # as the serving process does after start-up (`python -m backend api`): what start-up
+        # made leaves the garbage collector's view; A/B with --variant RAGSCOPE_BENCH_GC_FREEZE=0
+        from backend.api.cli import freeze_startup_objects
+
+        freeze_startup_objects()
     rss_ready = proc.memory_info().rss
 
     times: dict[str, list[float]] = {"embed": [], "chroma": [], "keyword": []}
