@@ -44,6 +44,14 @@ class Ragscope:
         return IndexWriteLock.for_dir(self.settings.data_dir, self.settings.index_lock_timeout_s)
 
     @cached_property
+    def section_paths(self):
+        """Section breadcrumbs of recently retrieved versions (backend/retrieval/lookup.py),
+        emptied whenever the index generation changes."""
+        from backend.retrieval.lookup import SectionPathCache
+
+        return SectionPathCache(self.index_lock.generation)
+
+    @cached_property
     def vector_index(self):
         from backend.index.factory import make_vector_index
 

@@ -159,6 +159,7 @@ def test_keyword_backend_down_degrades_to_semantic_only(sample_rs):
     class View:  # the same service, with a broken keyword index
         store, embedder = sample_rs.store, sample_rs.embedder
         vector_index, keyword_index = sample_rs.vector_index, Down()
+        section_paths = sample_rs.section_paths
 
     res = Retriever(View()).retrieve("Port 8443 Gateway", scope=EVERYTHING)
     assert res.hits and all(h.keyword_score is None for h in res.hits)

@@ -2,8 +2,10 @@
 the final hits, and small-to-big expansion. Few queries, each on indexed keys."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -58,30 +60,83 @@ def chunk_infos(s: Session, ids: Sequence[str]) -> dict[str, ChunkInfo]:
 
 _SECTIONS = (
     select(Section.id, Section.parent_id, Section.title, Section.kind, Section.start,
-           Section.end).where(Section.version_id.in_(bindparam("versions", expanding=True)))
+           Section.end, Section.version_id)
+    .where(Section.version_id.in_(bindparam("versions", expanding=True)))
 )
 
+SectionPath = tuple[list[str], str, int, int]  # breadcrumb titles without the root, title, start, end
 
-def section_paths(s: Session, version_ids: set[int], section_ids: set[int] | None = None
-                  ) -> dict[int, tuple[list[str], str, int, int]]:
-    """section id -> (breadcrumb titles without the root, title, start, end), for every
-    section of the versions or only `section_ids` among them (the hits'); one query."""
-    if not version_ids:
-        return {}
+
+def _read_paths(s: Session, version_ids: set[int]) -> dict[int, dict[int, SectionPath]]:
+    """version id -> section id -> path, for every section of the versions; one query."""
     rows = s.connection().execute(_SECTIONS, {"versions": sorted(version_ids)}).all()
     by_id = {r[0]: r for r in rows}
-    wanted = by_id if section_ids is None else [i for i in section_ids if i in by_id]
-    out: dict[int, tuple[list[str], str, int, int]] = {}
-    for sid in wanted:
-        _, _, title, _, start, end = by_id[sid]
+    out: dict[int, dict[int, SectionPath]] = {v: {} for v in version_ids}
+    for sid, (_, _, title, _, start, end, version) in by_id.items():
         path = []
         cur = by_id.get(sid)
         while cur is not None:
             if cur[3] != "document":
                 path.append(cur[2])
             cur = by_id.get(cur[1]) if cur[1] is not None else None
-        out[sid] = (list(reversed(path)), title, start, end)
+        out.setdefault(version, {})[sid] = (list(reversed(path)), title, start, end)
     return out
+
+
+def section_paths(s: Session, version_ids: set[int], section_ids: set[int] | None = None
+                  ) -> dict[int, SectionPath]:
+    """section id -> (breadcrumb titles without the root, title, start, end), for every
+    section of the versions or only `section_ids` among them (the hits'); one query."""
+    if not version_ids:
+        return {}
+    out: dict[int, SectionPath] = {}
+    for secs in _read_paths(s, set(version_ids)).values():
+        out.update(secs if section_ids is None else
+                   {sid: secs[sid] for sid in section_ids if sid in secs})
+    return out
+
+
+class SectionPathCache:
+    """The section paths of recently retrieved versions, so a query's breadcrumbs cost no
+    store read when its versions were seen before (0.7-0.9 ms per query at 100k chunks
+    otherwise: docs/benchmarks.md). A version's sections never change once indexed; the cache
+    is emptied whenever the data dir's index generation changes (every ingest, delete or
+    reindex bumps it), so a deleted version's id that SQLite reuses never meets an old entry
+    (PostgreSQL never reuses ids)."""
+
+    def __init__(self, generation: Callable[[], str], max_versions: int = 4096):
+        self._generation = generation
+        self._max = max_versions
+        self._seen: str | None = None
+        self._versions: OrderedDict[int, dict[int, SectionPath]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def paths(self, session_factory: Callable, version_ids: set[int], section_ids: set[int]
+              ) -> dict[int, SectionPath]:
+        """section id -> path for `section_ids` of `version_ids`; versions not cached are
+        read in one query (and only then is a session opened)."""
+        gen = self._generation()
+        with self._lock:
+            if gen != self._seen:
+                self._versions.clear()
+                self._seen = gen
+            known = {v: self._versions[v] for v in version_ids if v in self._versions}
+            for v in known:
+                self._versions.move_to_end(v)
+        missing = set(version_ids) - set(known)
+        if missing:
+            with session_factory() as s:
+                fresh = _read_paths(s, missing)
+            known.update(fresh)
+            with self._lock:
+                if gen == self._seen:  # not if a write came in between
+                    self._versions.update(fresh)
+                    while len(self._versions) > self._max:
+                        self._versions.popitem(last=False)
+        out: dict[int, SectionPath] = {}
+        for secs in known.values():
+            out.update({sid: secs[sid] for sid in section_ids if sid in secs})
+        return out
 
 
 def neighbour_chunks(s: Session, version_id: int, ordinal: int, radius: int) -> list[Chunk]:

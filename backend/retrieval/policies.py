@@ -144,13 +144,13 @@ def decorate(r: "Retriever", p: RetrievalParams, hits: list[Hit], trace) -> None
     if not hits:
         return
     t0 = time.perf_counter()
-    with r.rs.store.session() as s:
-        paths = lookup.section_paths(s, {h.version_id for h in hits},
+    paths = r.rs.section_paths.paths(r.rs.store.session, {h.version_id for h in hits},
                                      {h.section_id for h in hits if h.section_id is not None})
-        for h in hits:
-            if h.section_id in paths:
-                h.section_path, h.section_title, _, _ = paths[h.section_id]
-        if p.expand != "none" and p.expand_chars > 0:
+    for h in hits:
+        if h.section_id in paths:
+            h.section_path, h.section_title, _, _ = paths[h.section_id]
+    if p.expand != "none" and p.expand_chars > 0:
+        with r.rs.store.session() as s:
             for h in hits:
                 _expand(s, p, h, paths)
     trace.stages.append(Stage("expansion" if p.expand != "none" else "resolve", _ms(t0),
