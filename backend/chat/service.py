@@ -12,7 +12,6 @@ reader's scope and blanks the sources of documents outside it (backend/chat/sour
 `scope_sources`), so stored answers cite nothing the reader may not read now."""
 from __future__ import annotations
 
-import logging
 import time
 import uuid as uuidlib
 from typing import Callable, Iterator
@@ -54,8 +53,6 @@ from backend.retrieval.query import parse_query
 from backend.store import repo
 from backend.store.chat_models import DEFAULT_TITLE, ChatMessage, ChatSession
 from backend.store.models import Chunk, DocumentVersion, utcnow
-
-log = logging.getLogger(__name__)
 
 INVENTORY_K = 50  # documents an inventory answer may list
 KNOWN_SAMPLE = 500  # chunks counted for a word's share of the corpus
@@ -435,30 +432,13 @@ class ChatService:
             if not collections:
                 return None, None, notes
         st = self.settings
-        parsed = parse_query(q)
-        k = max(cfg.context_limit, INVENTORY_K) if parsed.inventory else cfg.context_limit
-        extra = [] if parsed.inventory else self._cross_language_words(q, parsed.language)
+        k = max(cfg.context_limit, INVENTORY_K) if parse_query(q).inventory else cfg.context_limit
         result = Retriever(self.rs).retrieve(q, RetrievalParams(
             policy=cfg.policy, k=k, collections=collections, persist_trace=True,
             expand=st.chat_expand, expand_chars=st.chat_source_chars,
             min_score=st.chat_min_score, inventory_cutoff=st.chat_inventory_cutoff,
-            prefer_uploads=True, expansion=extra), scope=scope, owner=owner)
+            prefer_uploads=True), scope=scope, owner=owner)
         return result, result.trace.id, notes
-
-    def _cross_language_words(self, q: str, language: str) -> list[str]:
-        """Words of the other language to search for as well (setting `chat_cross_language`;
-        backend/retrieval/crosslingual.py). Never fatal: without them the question is
-        searched as asked."""
-        lexicon = self.rs.cross_lexicon if self.settings.chat_cross_language else None
-        if lexicon is None:
-            return []
-        from backend.evidence.scoring import STOPWORDS
-
-        try:
-            return lexicon.translations(q, language, STOPWORDS)[:64]
-        except Exception:  # noqa: BLE001 - an expansion failure must not fail the answer
-            log.exception("cross-language expansion failed; searching the question as asked")
-            return []
 
     def _history(self, uuid: str) -> list[tuple[str, str]]:
         turns = self.settings.chat_history_turns

@@ -367,34 +367,6 @@ def dashboard_command(address: str, port: int, settings: Settings | None = None)
             "--server.maxUploadSize", str(upload_limit_mb(settings or Settings()))]
 
 
-def warm_cross_lexicon(settings: Settings) -> None:
-    """Embed the corpus's words for the chat's cross-language expansion now (once; ~26 s for
-    the sample corpus on one core), so the dashboard's first question does not wait for it.
-    The word vectors are kept in the models folder, which the dashboard and API share."""
-    if not settings.chat_cross_language:
-        return
-    from backend.services import Ragscope
-
-    rs = Ragscope(settings)
-    try:
-        if rs.cross_lexicon is None:
-            return
-        print("chat: preparing German/English word vectors for cross-language questions",
-              flush=True)
-        from tqdm import tqdm
-
-        with tqdm(unit=" words", leave=False) as bar:
-            def show(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
-
-            words = rs.cross_lexicon.warm_up(show)
-        print(f"chat: {words.get('de', 0)} German and {words.get('en', 0)} English words ready",
-              flush=True)
-    finally:
-        rs.close()
-
-
 def cmd_up(a) -> int:
     """Ingest the sample corpus (idempotent), start the API + MCP server beside the
     dashboard (unless --no-api) and the dashboard."""
@@ -414,7 +386,6 @@ def cmd_up(a) -> int:
                                            as_new_document=False, new_version_of=None))
         if rc not in (0, 1):
             return rc
-        warm_cross_lexicon(settings)
     if not a.no_api:
         from backend.api.cli import start_api_beside
 

@@ -48,7 +48,6 @@ am an auf aus bei fur für über ueber um nach vor nicht auch es sie er wir ich 
 als dass daß so kann können muss müssen gibt hat haben sein seine ihre dann denn doch wenn
 viele viel lange lang hoch oft man mein meine meinen meinem ich habe darf dürfen soll sollen
 """.split())
-STOPWORDS = _STOP  # public: the chat's cross-language expansion skips them too
 # Generic words that questions and documents use in the other language (units, time, common
 # nouns of question frames). Maps each to a shared token; both sides are mapped.
 _GLOSSARY = {

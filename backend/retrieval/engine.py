@@ -61,11 +61,9 @@ class Retriever:
         t_all = time.perf_counter()
         trace = Trace(id=str(uuid.uuid4()), query=query)
         t0 = time.perf_counter()
-        q = parse_query(" ".join([query, *p.expansion]) if p.expansion else query,
-                        inventory=p.inventory == "auto")
+        q = parse_query(query, inventory=p.inventory == "auto")
         trace.stages.append(Stage("query", _ms(t0), {
-            "normalised": q.text, "expansion": p.expansion, "language": q.language,
-            "truncated": q.truncated,
+            "normalised": q.text, "language": q.language, "truncated": q.truncated,
             "phrases": q.phrases, "exact_tokens": q.exact_tokens, "inventory": q.inventory,
             "inventory_topic": q.inventory_topic, "inventory_types": q.inventory_types}))
         result = RetrievalResult(query=query, params=p, hits=[], trace=trace,

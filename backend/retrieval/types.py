@@ -47,10 +47,6 @@ class RetrievalParams(BaseModel):
     prefer_uploads: bool = Field(False, description="on score ties (within 0.5 % of the top "
                                  "score) rank uploaded files before crawled web pages")
     persist_trace: bool = False
-    expansion: list[str] = Field(
-        default_factory=list, max_length=64, description="words searched for besides the "
-        "query's own (the chat's cross-language words, backend/retrieval/crosslingual.py); "
-        "recorded in the trace's query stage")
 
     @field_validator("collections", "doc_types", "file_types")
     @classmethod
