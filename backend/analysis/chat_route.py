@@ -337,13 +337,9 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
     """The chat events of a routed answer (Retrieved, Delta, Answered), the answer stored
     like any other (citations checked, sources indexed for deletes) with its trace."""
     from backend.chat.format_check import apply_profile
-    from backend.chat.service import _message_info, make_title
-    from backend.chat.sources import record_sources
-    from backend.chat.types import Answered, Delta, Retrieved
+    from backend.chat.types import Delta, Retrieved
     from backend.llm.tokens import count_tokens
     from backend.retrieval.traces import save_trace
-    from backend.store.chat_models import DEFAULT_TITLE, ChatMessage
-    from backend.store.models import utcnow
 
     t0 = time.perf_counter()
     a = routed.answer
@@ -368,29 +364,12 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
         src["cited"] = src["n"] in citations["cited"]
     notice = " ".join(["Answered from the document analysis (" + routed.intent.action + "), "
                        "not from passage retrieval."] + a.notes)
-    with chat.rs.store.session() as s:
-        row = chat._row(s, sess.uuid)
-        now = utcnow()
-        if not s.scalar(select(func.count(ChatMessage.id)).where(
-                ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:
-            row.title = make_title(q)
-        row.last_activity = now
-        s.add(ChatMessage(session_id=row.id, role="user", content=q,
-                          collections=list(cfg.collections), created_at=now))
-        msg = ChatMessage(
-            session_id=row.id, role="assistant", content=text, sources=sources,
-            citations=citations, format_check=fmt, collections=list(cfg.collections),
-            provider=PROVIDER, model=a.model, tokens_input=count_tokens(q),
-            tokens_output=count_tokens(text), tokens_counted_locally=True, cost_usd=0.0,
-            cost_label="local", latency_ms=round(routed.ms + _ms(t0), 3), first_token_ms=None,
-            retrieval_ms=retrieval_ms, trace_id=trace_id, fallback=False, notice=notice,
-            created_at=now)
-        s.add(msg)
-        s.flush()
-        record_sources(s, msg)
-        info = _message_info(msg)
-        session = chat._info(s, row)
-    yield Answered(info, session)
+    yield chat.store_turn(
+        sess.uuid, q, cfg, content=text, sources=sources, citations=citations,
+        format_check=fmt, provider=PROVIDER, model=a.model, tokens_input=count_tokens(q),
+        tokens_output=count_tokens(text), tokens_counted_locally=True, cost_usd=0.0,
+        cost_label="local", latency_ms=round(routed.ms + _ms(t0), 3), first_token_ms=None,
+        retrieval_ms=retrieval_ms, trace_id=trace_id, fallback=False, notice=notice)
 
 
 def note_trace(rs, trace_id: str | None, routed: Routed) -> None:

@@ -268,8 +268,22 @@ class ChatService:
                 yield event
         assert gen is not None
         chat_route.note_trace(self.rs, gen.trace_id, routed)  # issue 12: why retrieval
+        yield self.store_turn(sess.uuid, q, cfg, content=gen.text, sources=gen.sources,
+                              citations=gen.citations, format_check=gen.format_check,
+                              provider=gen.provider, model=gen.model,
+                              tokens_input=gen.tokens_input, tokens_output=gen.tokens_output,
+                              tokens_counted_locally=gen.tokens_counted_locally,
+                              cost_usd=gen.cost_usd, cost_label=gen.cost_label,
+                              latency_ms=gen.latency_ms, first_token_ms=gen.first_token_ms,
+                              retrieval_ms=gen.retrieval_ms, trace_id=gen.trace_id,
+                              fallback=gen.fallback, notice=gen.notice)
+
+    def store_turn(self, uuid: str, q: str, cfg: SessionSettings, **answer) -> Answered:
+        """Store a question and its answer (`answer`: the assistant message's columns) in the
+        session: the first question titles an untitled session, the answer's sources are
+        indexed for deletes (backend/chat/sources.py)."""
         with self.rs.store.session() as s:
-            row = self._row(s, sess.uuid)
+            row = self._row(s, uuid)
             now = utcnow()
             if not s.scalar(select(func.count(ChatMessage.id)).where(
                     ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:
@@ -277,23 +291,12 @@ class ChatService:
             row.last_activity = now
             s.add(ChatMessage(session_id=row.id, role="user", content=q,
                               collections=list(cfg.collections), created_at=now))
-            msg = ChatMessage(
-                session_id=row.id, role="assistant", content=gen.text, sources=gen.sources,
-                citations=gen.citations, format_check=gen.format_check,
-                collections=list(cfg.collections), provider=gen.provider,
-                model=gen.model, tokens_input=gen.tokens_input,
-                tokens_output=gen.tokens_output,
-                tokens_counted_locally=gen.tokens_counted_locally, cost_usd=gen.cost_usd,
-                cost_label=gen.cost_label, latency_ms=gen.latency_ms,
-                first_token_ms=gen.first_token_ms, retrieval_ms=gen.retrieval_ms,
-                trace_id=gen.trace_id, fallback=gen.fallback, notice=gen.notice,
-                created_at=now)
+            msg = ChatMessage(session_id=row.id, role="assistant",
+                              collections=list(cfg.collections), created_at=now, **answer)
             s.add(msg)
             s.flush()
-            record_sources(s, msg)  # indexed for deletes (backend/chat/sources.py)
-            info = _message_info(msg)
-            session = self._info(s, row)
-        yield Answered(info, session)
+            record_sources(s, msg)
+            return Answered(_message_info(msg), self._info(s, row))
 
     def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
                       history: list[tuple[str, str]] | None = None,
