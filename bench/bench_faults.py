@@ -78,16 +78,16 @@ class Outcome:
                                           is not False)
 
 
-def write_docs(dest: Path, n: int, seed: int, prefix: str = "doc") -> list[str]:
+def write_docs(dest: Path, n: int, seed: int, prefix: str = "doc", paras: int = 4) -> list[str]:
     """`n` small Markdown files of random words, each with one unique marker; the markers."""
     rng = random.Random(seed)
     dest.mkdir(parents=True, exist_ok=True)
     markers = []
     for i in range(n):
         marker = f"ZQ{seed:02d}{i:04d}X"
-        paras = [" ".join(rng.choice(WORDS) for _ in range(60)) + "." for _ in range(4)]
+        body = [" ".join(rng.choice(WORDS) for _ in range(60)) + "." for _ in range(paras)]
         (dest / f"{prefix}{seed:02d}_{i:03d}.md").write_text(
-            f"# {prefix.title()} {seed}-{i}\n\n" + "\n\n".join(paras)
+            f"# {prefix.title()} {seed}-{i}\n\n" + "\n\n".join(body)
             + f"\n\nThe marker of this file is {marker}.\n", encoding="utf-8")
         markers.append(marker)
     return markers
@@ -225,7 +225,7 @@ def scenario_api_kill_upload(out: Outcome, data_dir: Path, token: str, marker: s
     out.fault = "kill -9 of the API while its job ingests an upload of 20 files"
     before = originals(data_dir)
     src = data_dir.parent / "upload_src"
-    markers = write_docs(src, 20, seed=41, prefix="upload")
+    markers = write_docs(src, 20, seed=41, prefix="upload", paras=40)  # ~400 chunks
     proc, url = start_api(data_dir)
     headers = {"Authorization": f"Bearer {write_token}"}
     try:
@@ -249,7 +249,17 @@ def scenario_api_kill_upload(out: Outcome, data_dir: Path, token: str, marker: s
         if proc.poll() is None:
             kill9(proc)
     detect(out, data_dir)
+    proc, url = start_api(data_dir)  # the job of the killed process must not stay "running"
+    try:
+        st = httpx.get(f"{url}/api/jobs/{job}", headers=headers, timeout=30).json()
+        out.notes.append(f"the job after the restart: {st.get('status')}"
+                         f" ({(st.get('error') or st.get('message') or '')[:80]})")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
     restore(out, data_dir, before, marker)
+    if st.get("status") in ("running", "queued"):
+        out.restored = False
     again = cli(data_dir, "ingest", str(src), "--collection", "samples")
     if again.returncode != 0:
         out.notes.append(f"ingest of the same files again exited {again.returncode}: "
