@@ -57,6 +57,43 @@ class AccessConfigError(RagscopeError):
     to delete, ...). Unknown names raise NotFound."""
 
 
+class StorageFull(RagscopeError):
+    """The data dir's file system ran out of space (or quota) while something was written.
+    Not a bad file: the batch stops, since every later write would fail the same way."""
+
+    HINT = ("free space on the data dir's file system, then run `python -m backend check "
+            "--repair` (what was stored before is kept)")
+
+    def __init__(self, what: str, detail: str):
+        self.what = what
+        self.detail = detail
+        super().__init__(f"the data dir's disk is full ({detail}) while {what}: {self.HINT}")
+
+
+_FULL_ERRNOS = {28, 122}  # ENOSPC, EDQUOT
+_FULL_TEXT = ("database or disk is full", "no space left on device", "disk quota exceeded")
+
+
+def storage_full(exc: BaseException, what: str) -> StorageFull | None:
+    """A StorageFull for `exc` when it (or an exception it was raised from) says the disk is
+    full: OSError ENOSPC/EDQUOT, SQLite's "database or disk is full", or the same text in
+    an index library's error; None otherwise."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, StorageFull):
+            return cur
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.errno in _FULL_ERRNOS:
+            return StorageFull(what, cur.strerror or "no space left on device")
+        text = str(cur).lower()
+        for phrase in _FULL_TEXT:
+            if phrase in text:
+                return StorageFull(what, phrase)
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
 class BackendUnavailable(RagscopeError):
     """An external service (Elasticsearch, Chroma server, LLM provider) cannot be reached."""
 

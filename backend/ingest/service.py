@@ -13,13 +13,14 @@ ingest batch) removes such chunks from both indexes and marks the version failed
 any index entry that does not belong to an active version."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from backend.errors import FileTooLarge, IngestError, PathRefused
+from backend.errors import FileTooLarge, IngestError, PathRefused, storage_full
 from backend.ingest.extract import is_supported, unsupported
 from backend.ingest.language import detect_language
 from backend.ingest.batches import Pipeline
@@ -105,6 +106,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         pipe = Pipeline(self, total=total, report=report, on_progress=on_progress)
         status = "done"
         self._links_waiting = []
+        writing = "writing the batch"
         try:
             it = iter(items)
             while True:
@@ -119,6 +121,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                     pipe.advance()
                     continue
                 item = IngestItem.of(raw)
+                writing = f"storing {item.name}"
                 if pipe.put(item, self._ingest_item(item, collection=collection,
                                                     source_kind=source_kind, job_id=job_id,
                                                     identity=identity)):
@@ -126,8 +129,12 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                     break
             pipe.finish()
         except BaseException as e:
+            full = storage_full(e, writing)
             if own_job:
-                finish_job(self.store, job_id, "failed", error=str(e))
+                with contextlib.suppress(Exception):  # a full disk may refuse this write too
+                    finish_job(self.store, job_id, "failed", error=str(full or e))
+            if full is not None and full is not e:
+                raise full from e
             raise
         finally:
             pipe.close()
