@@ -63,6 +63,10 @@ def streamlit_app(data: Path, admin_password: str, log_name: str,
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGSCOPE_")}
+    if os.environ.get("RAGSCOPE_EMBEDDING_CACHE_DIR"):  # the session's ONNX export (conftest):
+        env["RAGSCOPE_EMBEDDING_CACHE_DIR"] = os.environ["RAGSCOPE_EMBEDDING_CACHE_DIR"]
+        # without it the server exported the model again inside a chatbot build (minutes
+        # on a loaded 2-core machine: the build's "chunks embedded" stayed 0 past the wait)
     env.update(RAGSCOPE_DATA_DIR=str(data), RAGSCOPE_ADMIN_PASSWORD=admin_password,
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
     env.update(env_extra or {})

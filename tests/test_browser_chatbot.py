@@ -34,8 +34,10 @@ pytestmark = [pytest.mark.browser,
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, shared_embedder):
     from backend import auth
+
+    shared_embedder.warm_up()  # the ONNX export lands in the session's cache the server uses
 
     data = tmp_path_factory.mktemp("browser_bots") / "var"
     with Site() as site:
