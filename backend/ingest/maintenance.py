@@ -8,6 +8,7 @@ from backend.deletion import forget_document
 from backend.embed import same_vectors
 from backend.ingest import consistency, memberships
 from backend.ingest.consistency import CheckReport, RepairReport
+from backend.ingest.dedup import original_in_use
 from backend.errors import IndexMismatch, IngestError
 from backend.jobs import finish_job, live_job_ids, mark_dead_jobs, start_job, update_job
 from backend.store import repo
@@ -87,7 +88,9 @@ class MaintenanceMixin:
             doc = repo.get_document(s, ref)
             doc_id = doc.id
             ids = [c.id for v in doc.versions for c in repo.chunks_of(s, v.id)]
-            originals = [v.original_path for v in doc.versions if v.original_path]
+            # a private copy of the same bytes (backend/ingest/dedup.py) shares the file
+            originals = {v.original_path for v in doc.versions if v.original_path
+                         and not original_in_use(s, v.original_path, doc_id)}
         with self.rs.index_lock.hold("delete a document"):
             self._delete_from_indexes(ids)
             with self.store.session() as s:
