@@ -2,6 +2,7 @@
 Ingestor (backend.ingest.service), whose helpers (_indexed, _add_to_indexes, ...) it uses."""
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 from backend.deletion import forget_document
@@ -13,6 +14,8 @@ from backend.errors import IndexMismatch, IngestError
 from backend.jobs import finish_job, live_job_ids, mark_dead_jobs, start_job, update_job
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion, Section
+
+log = logging.getLogger(__name__)
 
 
 # Parameters recorded by indexes that did not record them yet: what they used.
@@ -131,7 +134,9 @@ class MaintenanceMixin:
             for vid in stuck:
                 with self.store.session() as s:
                     ids = [c.id for c in repo.chunks_of(s, vid)]
-                self._delete_from_indexes(ids)
+                # an index that is down keeps them as orphans: removed by a later repair
+                for problem in self._delete_from_indexes(ids, tolerant=True):
+                    log.warning("repairing interrupted version %s: %s", vid, problem)
                 self._mark_failed(vid, "ingestion was interrupted; ingest the file again")
         return len(stuck)
 

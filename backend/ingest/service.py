@@ -422,7 +422,10 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         if embeddings is None:
             embeddings = self._encode(chunks)
         with self.rs.index_lock.hold("publish an ingest batch"):
-            self._add_to_indexes(chunks, embeddings)
+            try:
+                self._add_to_indexes(chunks, embeddings)
+            except Exception as e:  # noqa: BLE001 - an index refused: write neither
+                return self._roll_back(pending, chunks, e)
             for p in pending:
                 if p.old_active:
                     self._deactivate(p.old_active)
@@ -434,8 +437,28 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             self._record_index_counts()
         return [p.outcome for p in pending]
 
-    def _mark_failed(self, version_id: int, error: str) -> None:
+    def _roll_back(self, pending: list[_Pending], chunks, err: Exception) -> list[IngestOutcome]:
+        """Both indexes or neither: a batch that one index refused (Elasticsearch or a
+        Chroma server unreachable) is taken out of the other again, and its versions are
+        marked failed with the reason; a predecessor stays active. What cannot be taken out
+        now (the index is down) is an orphan that `check --repair` removes later. The batch
+        goes on with the next files."""
+        log.warning("ingest batch of %d file(s) not indexed: %s", len(pending), err)
+        left = self._delete_from_indexes([c.chunk_id for c in chunks], tolerant=True)
+        reason = f"not indexed, nothing of it is searchable ({err}); ingest it again"
+        if left:
+            log.warning("could not roll back: %s; `check --repair` removes the entries",
+                        "; ".join(left))
+        for p in pending:
+            o = p.outcome
+            o.status, o.chunks, o.error = "failed", 0, f"{o.filename}: {reason}"
+            self._mark_failed(o.version_id, o.error, drop_content=True)
+        return [p.outcome for p in pending]
+
+    def _mark_failed(self, version_id: int, error: str, *, drop_content: bool = False) -> None:
         with self.store.session() as s:
+            if drop_content:  # chunks and sections of a version that was never published
+                repo.delete_version_content(s, version_id)
             v = s.get(DocumentVersion, version_id)
             v.status, v.error, v.is_active = "failed", error, False
             doc = v.document
