@@ -361,6 +361,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     # ---- stages -------------------------------------------------------------------------
 
     def _store_original(self, sha: str, ext: str, data: bytes) -> str:
+        """Write the original once per content and extension (0600, atomically); a private
+        copy of another knowledge base's bytes (backend/ingest/dedup.py) shares the file."""
         rel = Path(sha[:2]) / f"{sha}{ext}"
         dest = self.settings.originals_dir / rel
         if not dest.exists():
