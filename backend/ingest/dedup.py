@@ -57,6 +57,18 @@ def readable_versions(s, content_sha: str, scope: Scope) -> tuple[list[DocumentV
     return [v for v in found if v.document_id in visible], True
 
 
+def reusable(readable: list[DocumentVersion], job_id: int) -> DocumentVersion | None:
+    """Which of the readable versions with these bytes an ingest reuses: an indexed one
+    (linked), else one this batch is storing (the same file twice), else a failed or
+    interrupted one (retried in place)."""
+    def storing(v: DocumentVersion) -> bool:
+        return v.status in ("pending", "indexing") and (v.meta or {}).get("job_id") == job_id
+
+    return (next((v for v in readable if v.status == "indexed"), None)
+            or next((v for v in readable if storing(v)), None)
+            or next(iter(readable), None))
+
+
 def version_key(s, content_sha: str, document_id: int, held: bool) -> str:
     """The unique key of a new version of `document_id` holding these bytes: the content
     hash when no version holds them yet (`held` False), else derived from it and the

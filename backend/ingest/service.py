@@ -25,7 +25,7 @@ from backend.ingest.extract import is_supported, unsupported
 from backend.ingest.language import detect_language
 from backend.ingest.batches import Pipeline
 from backend.ingest.dedup import (base_source, dedup_scope, own_source, readable_versions,
-                                  version_key)
+                                  reusable, version_key)
 from backend.ingest.identity import AUTO, Identity, confirm_name_match, same_name
 from backend.ingest.indexing import IndexingMixin
 from backend.ingest.maintenance import LEGACY_PARAMS, MaintenanceMixin  # noqa: F401
@@ -272,9 +272,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         with self.store.session() as s:
             # only content the scope may read is reused (backend/ingest/dedup.py)
             readable, held = readable_versions(s, sha, scope)
-            existing = next((v for v in readable if v.status == "indexed"), None) or next(
-                (v for v in readable if v.status in ("pending", "indexing")
-                 and (v.meta or {}).get("job_id") == job_id), None) or next(iter(readable), None)
+            existing = reusable(readable, job_id)
             source_uri = own_source(s, source_uri, collection, scope)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
