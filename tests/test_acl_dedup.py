@@ -64,8 +64,8 @@ def _state(rs, doc_id: int) -> tuple:
     with rs.store.session() as s:
         d = repo.get_document(s, doc_id)
         return (repo.document_collections(s, doc_id), d.active_version_id, d.source_uri,
-                sorted((v.id, v.sha256, getattr(v, "content_sha256", None), v.status, v.is_active, v.error,
-                        v.original_path) for v in d.versions))
+                sorted((v.id, v.sha256, getattr(v, "content_sha256", None), v.status,
+                        v.is_active, v.error, v.original_path) for v in d.versions))
 
 
 def assert_private_copy(rs, matrix, victim: str, doc_id: int | None, before: tuple,
