@@ -280,3 +280,21 @@ def test_within_what_the_uploader_reads_identical_content_is_still_linked(rs, ma
                                         collection=F.COLLECTION["beta"])
     assert again.status == "unchanged" or again.status == "duplicate"
     assert again.document_id == matrix.doc["beta"]
+
+
+def test_an_upload_named_like_another_kbs_document_is_not_its_new_version(rs, matrix):
+    """Identity by source (`upload://name`) stays inside the scope too: the same upload name
+    as alpha's document, other content, becomes the writer's own document (before: version 2
+    of alpha's document, linked into beta, and alpha's readers saw beta's text)."""
+    before = _state(rs, matrix.doc["alpha"])
+    writer = Actor(WRITER, "editor")
+    text = b"# Beta's own notes\n\nThe BETAOWN pump list is kept by the beta team.\n"
+    (out,) = documents.ingest_uploads(rs, [(F.FILENAME["alpha"], text)], writer,
+                                      collection=F.COLLECTION["beta"])
+    assert out.status == "new" and out.document_id != matrix.doc["alpha"], out
+    assert _state(rs, matrix.doc["alpha"]) == before
+    detail = documents.document_detail(rs, out.document_id, scope=writer_scope(rs))
+    assert detail.source_uri == f"upload://{F.FILENAME['alpha']}"  # as uploaded
+    (again,) = documents.ingest_uploads(rs, [(F.FILENAME["alpha"], text + b"More.\n")], writer,
+                                        collection=F.COLLECTION["beta"])
+    assert again.status == "new_version" and again.document_id == out.document_id
