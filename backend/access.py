@@ -187,6 +187,29 @@ def scope_of(rs, actor: Actor | None) -> Scope:
                     writable_kbs=(grants[k][0] for k in w_kbs))
 
 
+def collection_scope(rs, collection: str) -> Scope:
+    """What every reader of `collection` reads: the collections of its knowledge base (of
+    RAGSCOPE_DEFAULT_KNOWLEDGE_BASE while it does not exist yet). The scope of work done
+    for a collection with no caller at hand (a crawl, a watched folder, a chatbot's build):
+    content reused within it is shown to no one who could not read it already."""
+    from sqlalchemy import select
+
+    from backend.store.acl_models import KnowledgeBase
+    from backend.store.models import Collection
+
+    with rs.store.session() as s:
+        kb_id = s.scalar(select(Collection.knowledge_base_id).where(Collection.name == collection))
+        if kb_id is None:
+            kb_id = s.scalar(select(KnowledgeBase.id).where(
+                KnowledgeBase.name == rs.settings.default_knowledge_base))
+        kb = s.get(KnowledgeBase, kb_id) if kb_id is not None else None
+        names = list(s.scalars(select(Collection.name).where(
+            Collection.knowledge_base_id == kb_id))) if kb_id is not None else []
+    kbs = [kb.name] if kb is not None else []
+    return Scope.of(readable=[*names, collection], writable=[*names, collection],
+                    readable_kbs=kbs, writable_kbs=kbs)
+
+
 # ---- ids checked against a scope (NotFound, never PermissionDenied) ----------------------
 
 

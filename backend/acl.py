@@ -224,7 +224,7 @@ def assign_collection(rs, actor: Actor | None, collection: str, knowledge_base: 
 
 def writable_collection(rs, actor: Actor | None, name: str | None,
                         knowledge_base: str | None = None, *, action: str = "upload",
-                        strict: bool = True) -> str:
+                        strict: bool = True, create: bool = True) -> str:
     """The collection an ingest, upload or crawl of `actor` writes into, checked before
     anything is written: `name` (default: RAGSCOPE_DEFAULT_COLLECTION) must be writable
     for the actor; a new one is created in `knowledge_base` (default:
@@ -232,7 +232,9 @@ def writable_collection(rs, actor: Actor | None, name: str | None,
     existing collection stays where it is; naming another knowledge base for it is an
     error when `strict` (the CLI), ignored otherwise (the upload form, whose knowledge-base
     field is for new collections). A collection the actor cannot read is reported as
-    unknown."""
+    unknown. `create` False: only check; the ingest creates the collection with the first
+    file it stores (`Ingestor.ingest_many(knowledge_base=...)`), so a request refused later
+    (an index mismatch, every file refused) leaves no empty collection behind."""
     require(actor, action)
     scope = scope_of(rs, actor)
     name = _name(name or rs.settings.default_collection, "collection")
@@ -255,7 +257,8 @@ def writable_collection(rs, actor: Actor | None, name: str | None,
         kb = s.scalar(select(KnowledgeBase).where(KnowledgeBase.name == kb_name))
         if kb is None or not scope.can_read_kb(kb_name):
             if kb is None and kb_name == rs.settings.default_knowledge_base:
-                kb = repo.get_or_create_knowledge_base(s, kb_name)
+                if create:  # else made with the collection
+                    kb = repo.get_or_create_knowledge_base(s, kb_name)
             else:
                 known = sorted(n for n in s.scalars(select(KnowledgeBase.name))
                                if scope.can_read_kb(n))
@@ -264,7 +267,8 @@ def writable_collection(rs, actor: Actor | None, name: str | None,
         if not scope.can_write_kb(kb_name):
             raise auth.PermissionDenied(f"{actor.username} may not add collections to "
                                         f"knowledge base '{kb_name}'")
-        repo.get_or_create_collection(s, name, knowledge_base=kb_name)
+        if create:
+            repo.get_or_create_collection(s, name, knowledge_base=kb_name)
     return name
 
 

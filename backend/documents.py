@@ -18,6 +18,7 @@ from sqlalchemy import distinct, func, select
 from backend import access, auth
 from backend.access import Actor, Scope
 from backend.errors import NotFound
+from backend.ingest.dedup import base_source
 from backend.jobs import recent_jobs
 from backend.services import Ragscope
 from backend.store import repo
@@ -259,12 +260,13 @@ def document_detail(rs: Ragscope, doc_id: int, *, scope: Scope) -> DocumentDetai
             .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
             .where(DocumentVersion.document_id == d.id).group_by(Chunk.version_id)).all())
         versions = [VersionInfo(v.id, v.number, v.status, bool(v.is_active), v.size_bytes,
-                                v.sha256, v.filename, v.page_count, v.language or "",
+                                (v.content_sha256 or v.sha256), v.filename, v.page_count,
+                                v.language or "",
                                 nchunks.get(v.id, 0), v.created_at, v.error,
                                 bool(v.original_path))
                     for v in sorted(d.versions, key=lambda v: v.number, reverse=True)]
         return DocumentDetail(d.id, d.title, d.filename, d.file_type, d.doc_type, d.source_kind,
-                              d.source_uri, d.status, dict(d.meta or {}),
+                              base_source(d.source_uri), d.status, dict(d.meta or {}),
                               scope.only_readable(repo.document_collections(s, d.id)),
                               d.active_version_id, versions,
                               d.created_at, d.updated_at)
@@ -460,11 +462,12 @@ def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Acto
             raise ConfigError("new version of: name the document (id, title or file name)")
         how = Identity.version_of(version_target(rs, actor, ref))  # NotFound names it
     target = writable_collection(rs, actor, (collection or "").strip() or None,
-                                 knowledge_base, action="upload", strict=False)
+                                 knowledge_base, action="upload", strict=False, create=False)
     return _ingestor(rs).ingest_many(
         (IngestItem(name, data=data, source_kind="upload") for name, data in files),
         total=len(files), collection=target,
-        source_kind="upload", on_progress=on_progress, identity=how)
+        source_kind="upload", on_progress=on_progress, identity=how,
+        scope=access.scope_of(rs, actor), knowledge_base=knowledge_base)
 
 
 def reindex(rs: Ragscope, actor: Actor | None,

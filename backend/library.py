@@ -18,7 +18,7 @@ from typing import Sequence
 from backend import access, acl, auth
 from backend.access import Actor
 from backend.errors import FileTooLarge, IngestError, NotFound
-from backend.jobs import add_job_result, finish_job, get_job, job_alive, start_job
+from backend.jobs import finish_job, get_job, job_alive, start_job
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +102,10 @@ def start_upload(rs, actor: Actor, files: Sequence[tuple[str, bytes]], *,
     scripts). Returns the job id."""
     access.require(actor, "upload")
     files = check_upload(rs, files, max_files)
-    collection = acl.writable_collection(rs, actor, (collection or "").strip() or None,
-                                         (knowledge_base or "").strip() or None,
-                                         action="upload")
+    kb = (knowledge_base or "").strip() or None
+    collection = acl.writable_collection(rs, actor, (collection or "").strip() or None, kb,
+                                         action="upload", create=False)
+    scope = access.scope_of(rs, actor)  # deduplication stays inside it
     job_id = start_job(rs.store, "ingest", total=len(files), params={
         "collection": collection, "source_kind": "upload", "by": actor.username,
         "by_kind": getattr(actor, "kind", "user"), "files": [n for n, _ in files]})
@@ -112,13 +113,10 @@ def start_upload(rs, actor: Actor, files: Sequence[tuple[str, bytes]], *,
     def run() -> None:
         from backend.ingest.service import Ingestor
 
-        try:
-            outs = Ingestor(rs).ingest_many(iter(files), total=len(files), collection=collection,
-                                            source_kind="upload", job_id=job_id,
-                                            report_to_job=True)
-            add_job_result(rs.store, job_id, outcomes=[
-                {"filename": o.filename, "status": o.status, "document_id": o.document_id,
-                 "chunks": o.chunks, "error": o.error} for o in outs])
+        try:  # the job is finished with every file's outcome (one transaction)
+            Ingestor(rs).ingest_many(iter(files), total=len(files), collection=collection,
+                                     source_kind="upload", job_id=job_id, report_to_job=True,
+                                     scope=scope, knowledge_base=kb)
         except Exception as e:  # recorded in the job; the API caller reads it there
             log.exception("upload job %s failed", job_id)
             finish_job(rs.store, job_id, "failed", error=str(e))

@@ -137,3 +137,37 @@ def test_existing_database_upgrades_in_place(db_url):
     with store.session() as s:
         assert [c.name for c, _ in repo.list_collections(s)] == ["old"]
     store.dispose()
+
+
+def test_upgrade_to_0019_fills_the_content_hash_and_keeps_every_chunk(db_url):
+    """Migration 0019 adds `content_sha256` in place (no table rebuild: on SQLite a rebuild
+    of document_versions would cascade-delete the chunks) and fills it from `sha256`."""
+    from datetime import datetime, timezone
+
+    import sqlalchemy as sa
+
+    engine = make_engine(db_url)
+    upgrade(engine, "0018")
+    now = datetime.now(timezone.utc)
+    md = sa.MetaData()
+    docs_t, vers, chunks = (sa.Table(n, md, autoload_with=engine)
+                            for n in ("documents", "document_versions", "chunks"))
+    with engine.begin() as c:
+        doc = c.execute(docs_t.insert().returning(docs_t.c.id), {
+            "title": "old", "filename": "old.md", "source_kind": "file", "source_uri": "/f/old.md",
+            "file_type": "md", "doc_type": "generic", "status": "active", "meta": {},
+            "created_at": now, "updated_at": now}).scalar_one()
+        ver = c.execute(vers.insert().returning(vers.c.id), {
+            "document_id": doc, "number": 1, "sha256": "ab" * 32, "size_bytes": 3,
+            "filename": "old.md", "text": "old", "language": "en", "status": "indexed",
+            "is_active": True, "meta": {}, "created_at": now}).scalar_one()
+        c.execute(chunks.insert(), {"id": "c" * 32, "version_id": ver, "document_id": doc,
+                                    "ordinal": 0, "start": 0, "end": 3, "text": "old"})
+    engine.dispose()
+    store = Store(db_url)
+    assert current_revision(store.engine) == head_revision()
+    with store.session() as s:
+        (v,) = repo.versions_with_content(s, "ab" * 32)
+        assert v.id == ver and v.content_sha256 == v.sha256 == "ab" * 32
+        assert [c.id for c in repo.chunks_of(s, ver)] == ["c" * 32]
+    store.dispose()

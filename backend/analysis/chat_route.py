@@ -35,6 +35,7 @@ from backend.analysis.chat_compose import Place, line_citations
 from backend.analysis.intents import DocCandidate, Intent, explain, has_cue
 from backend.analysis.types import DOC_KINDS
 from backend.errors import AnalysisError, NotFound
+from backend.ingest.dedup import base_source
 from backend.retrieval.types import (
     Hit,
     RetrievalParams,
@@ -320,7 +321,7 @@ def _locate(rs, places: list[Place]) -> list[Hit]:
             section_path=list(p.section_path or path), page=p.page,
             start=p.offset or 0, end=(p.offset or 0) + len(p.text or ""),
             original_path=info.original_path if info else None,
-            source_uri=info.source_uri if info else ""))
+            source_uri=base_source(info.source_uri) if info else ""))
     return hits
 
 

@@ -55,18 +55,19 @@ def _report(svc, p, verbose: bool) -> int:
     return 0 if p.status == "done" else 1
 
 
-def _check(svc, a, collection: str, action: str = "crawl") -> None:
-    """The actor (`--as`, default the operator) may crawl into the collection."""
+def _check(svc, a, collection: str, action: str = "crawl", *, create: bool = True) -> None:
+    """The actor (`--as`, default the operator) may crawl into the collection (`create`:
+    a new one is made now, in `--knowledge-base`)."""
     from backend.cli.main import actor_of
     from backend.ui.crawl import check_target
 
     check_target(svc.rs, actor_of(a, svc.rs), collection, getattr(a, "knowledge_base", None),
-                 action)
+                 action, create=create)
 
 
 def cmd_crawl(a) -> int:
     svc = _service()
-    _check(svc, a, a.collection)
+    _check(svc, a, a.collection, create=False)  # made once the source is valid
     opts = {k: v for k, v in dict(max_pages=a.max_pages, max_depth=a.depth, delay_s=a.delay,
                                   concurrency=a.concurrency).items() if v is not None}
     if a.no_robots:
@@ -76,7 +77,8 @@ def cmd_crawl(a) -> int:
     if a.subdomains:
         opts["include_subdomains"] = True
     bar, update = crawl_progress_bar(a.quiet)
-    p = svc.crawl_url(a.url, a.collection, on_progress=update, **opts)
+    p = svc.crawl_url(a.url, a.collection, on_progress=update,
+                      before_run=lambda: _check(svc, a, a.collection), **opts)
     bar.close()
     return _report(svc, p, a.verbose)
 

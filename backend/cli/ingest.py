@@ -32,10 +32,14 @@ def cmd_ingest_git(a) -> int:
     from backend.cli.main import actor_of
     from backend.ingest.git_source import GitSync
 
+    from backend.access import scope_of
+
     ing = _ingestor()
-    collection = writable_collection(ing.rs, actor_of(a, ing.rs), a.collection, None,
+    actor = actor_of(a, ing.rs)
+    collection = writable_collection(ing.rs, actor, a.collection, None,
                                      action="upload")  # --as USER: one USER may write
-    sync = GitSync(ing, a.source, collection=collection, branch=a.branch, subpath=a.subpath)
+    sync = GitSync(ing, a.source, collection=collection, branch=a.branch, subpath=a.subpath,
+                   scope=scope_of(ing.rs, actor))
     bar = tqdm(unit="file", disable=a.quiet, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]{postfix}")
 

@@ -56,8 +56,9 @@ def cmd_ingest(a) -> int:
     ing = _ingestor()
     actor = actor_of(a, ing.rs)
     identity = _identity(a, ing.rs, actor)  # checked before anything is written
-    collection = writable_collection(ing.rs, actor, a.collection,
-                                     getattr(a, "knowledge_base", None), action="upload")
+    kb = getattr(a, "knowledge_base", None)
+    collection = writable_collection(ing.rs, actor, a.collection, kb, action="upload",
+                                     create=False)  # made with the first stored file
     files = ing.rs.path_policy.find(a.paths)  # symlinks out of a folder, data dir: refused
     missing = [f.path for f in files if f.readable and not f.path.exists()]
     for p in missing:
@@ -80,7 +81,8 @@ def cmd_ingest(a) -> int:
         bar.set_postfix_str(p.summary().split(", ", 1)[-1], refresh=out is None)
 
     outcomes = ing.ingest_paths(files, collection=collection, on_progress=progress,
-                                identity=identity)
+                                identity=identity, scope=scope_of(a, ing.rs),
+                                knowledge_base=kb)
     bar.close()
     by = {}
     for o in outcomes:

@@ -18,6 +18,7 @@ from sqlalchemy import select
 
 from backend.crawl.archive import archive_document, is_archived, restore_document
 from backend.crawl.runs import Event
+from backend.ingest.dedup import base_source
 from backend.ingest.service import Ingestor, IngestOutcome
 from backend.store.crawl_models import CrawlPage
 from backend.store.models import Document, utcnow
@@ -127,4 +128,4 @@ class PageStates:
     def _owns(self, page: KnownPage, doc_id: int) -> bool:
         with self.store.session() as s:
             doc = s.get(Document, doc_id)
-            return doc is not None and doc.source_uri in (page.url, page.final_url)
+            return doc is not None and base_source(doc.source_uri) in (page.url, page.final_url)

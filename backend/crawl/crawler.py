@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
+from backend.access import collection_scope
 from backend.crawl import runs
 from backend.crawl.changes import GONE_STATUSES, KnownPage, PageStates
 from backend.crawl.fetch import FetchResult, Fetcher, extension_for, filename_for
@@ -155,7 +156,8 @@ class CrawlRunner:
         self.cancelled = False
         self.ingestor.ingest_many(self._pages(inflight), collection=self.src.collection,
                                   source_kind="crawl", job_id=self.job_id,
-                                  on_progress=self._ingested)
+                                  on_progress=self._ingested,
+                                  scope=collection_scope(self.ingestor.rs, self.src.collection))
         return self.cancelled
 
     def _pages(self, inflight: dict[Future, Task]) -> Iterator[IngestItem | None]:

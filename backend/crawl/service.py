@@ -41,9 +41,11 @@ class CrawlService:
     # ---- running ------------------------------------------------------------------------
 
     def crawl_url(self, url: str, collection: str, *, on_progress: ProgressCallback | None = None,
-                  **options) -> Progress:
+                  before_run=None, **options) -> Progress:
         """Crawl a URL into a collection now. The source (found by URL and collection, or
-        created with a derived name) is kept, so `recrawl` and schedules can reuse it."""
+        created with a derived name) is kept, so `recrawl` and schedules can reuse it.
+        `before_run()` is called once the source is valid and stored (the CLI makes a new
+        collection there, so a refused source leaves none behind)."""
         src = self.sources.find(url.strip(), collection.strip())
         if src is None:
             spec = SourceSpec(name=default_name(url, collection), start_url=url,
@@ -51,6 +53,8 @@ class CrawlService:
             src = self.sources.create(spec)
         elif options:
             src = self.sources.update(src.id, **options)
+        if before_run is not None:
+            before_run()
         return self.run(src.id, on_progress=on_progress)
 
     def prepare(self, source_ref: int | str, trigger: str = "manual") -> int:

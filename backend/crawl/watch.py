@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from backend.access import collection_scope
 from backend.crawl import runs
 from backend.crawl.changes import KnownPage, PageStates
 from backend.crawl.runs import Event, Progress
@@ -78,7 +79,9 @@ class FolderSync:
             # changed and new files go through one ingest_many call (pipelined batches)
             self.ingestor.ingest_many(self._changed(files, known, present),
                                       collection=self.src.collection, source_kind="sync",
-                                      job_id=self.job_id, on_progress=self._ingested)
+                                      job_id=self.job_id, on_progress=self._ingested,
+                                      scope=collection_scope(self.ingestor.rs,
+                                                             self.src.collection))
             if self.cancelled:
                 status, error = "cancelled", None
             else:

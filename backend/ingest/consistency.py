@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
+from backend.errors import BackendUnavailable
 from backend.ingest import memberships
 from backend.jobs import mark_dead_jobs
 from backend.store import repo
@@ -90,6 +91,7 @@ class RepairReport:
     keyword_readded: int = 0
     memberships_synced: int = 0
     vector_index_rebuilt: bool = False
+    not_reached: list[str] = field(default_factory=list)  # repairs an index was down for
 
     @property
     def repaired_anything(self) -> bool:
@@ -98,8 +100,11 @@ class RepairReport:
                     or self.vector_index_rebuilt)
 
     def summary(self) -> str:
+        waiting = ("; could not repair now: " + "; ".join(self.not_reached)
+                   + " (run `check --repair` again when it is reachable)"
+                   if self.not_reached else "")
         if not self.repaired_anything:
-            return "nothing to repair"
+            return "nothing to repair" + waiting
         parts = []
         if self.interrupted_versions:
             parts.append(f"marked {self.interrupted_versions} interrupted version(s) failed "
@@ -115,7 +120,7 @@ class RepairReport:
         if self.memberships_synced:
             parts.append(f"rewrote the collection memberships of {self.memberships_synced} "
                          "chunk(s)")
-        return "repaired: " + "; ".join(parts)
+        return "repaired: " + "; ".join(parts) + waiting
 
     def to_dict(self) -> dict:
         return {"found": self.found.to_dict(), "after": self.after.to_dict(),
@@ -123,7 +128,8 @@ class RepairReport:
                 "orphans_removed": self.orphans_removed, "vectors_readded": self.vectors_readded,
                 "keyword_readded": self.keyword_readded,
                 "memberships_synced": self.memberships_synced,
-                "vector_index_rebuilt": self.vector_index_rebuilt}
+                "vector_index_rebuilt": self.vector_index_rebuilt,
+                "not_reached": list(self.not_reached)}
 
 
 # ---- check ----------------------------------------------------------------------------------
@@ -260,36 +266,52 @@ def repair(ing: "Ingestor", *, full: bool = False,
                      or found.keyword_unreadable or found.memberships_stale):
         found = check(ing, full=True)  # damage in a sample: find all of it
     out = RepairReport(found=found, after=found, interrupted_versions=interrupted)
+    kw_down = any(e.startswith("keyword") for e in found.errors)  # unreachable: leave it be
     with rs.index_lock.hold("repair the indexes"):
-        if found.vector_orphans:
-            rs.vector_index.delete(found.vector_orphans)
-        if found.keyword_orphans:
-            rs.keyword_index.delete(found.keyword_orphans)
-        out.orphans_removed = len(found.vector_orphans) + len(found.keyword_orphans)
+        if found.vector_orphans and _attempt(out, "remove vector orphans",
+                                             rs.vector_index.delete, found.vector_orphans):
+            out.orphans_removed += len(found.vector_orphans)
+        if found.keyword_orphans and _attempt(out, "remove keyword orphans",
+                                              rs.keyword_index.delete, found.keyword_orphans):
+            out.orphans_removed += len(found.keyword_orphans)
+        if kw_down:
+            out.not_reached.append(next(e for e in found.errors if e.startswith("keyword")))
         if any(e.startswith("vector") for e in found.errors):
-            out.vectors_readded = rebuild_vectors(ing, on_progress)
-            out.vector_index_rebuilt = True
+            out.vector_index_rebuilt = _attempt(out, "rebuild the vector index", lambda: setattr(
+                out, "vectors_readded", rebuild_vectors(ing, on_progress)))
         else:
             vec = sorted(found.vector_damage)
-            kw = sorted(found.keyword_damage)
-            _replace(ing, vec, kw)
-            out.vectors_readded, out.keyword_readded = len(vec), len(kw)
-        if found.memberships_stale:
+            kw = [] if kw_down else sorted(found.keyword_damage)
+            if _attempt(out, "re-add entries", _replace, ing, vec, kw):
+                out.vectors_readded, out.keyword_readded = len(vec), len(kw)
+        if found.memberships_stale and not kw_down:
             with ing.store.session() as s:
                 docs = {c.document_id for c in
                         repo.chunks_by_ids(s, found.memberships_stale).values()}
-            out.memberships_synced = memberships.sync(ing, docs)
+            _attempt(out, "rewrite memberships", lambda: setattr(
+                out, "memberships_synced", memberships.sync(ing, docs)))
         ing._record_index_counts()
     out.after = check(ing, full=full or bool(found.vector_damage | found.keyword_damage
                                              | set(found.memberships_stale)))
-    if not out.vector_index_rebuilt and (out.after.vector_damage
-                                         or any(e.startswith("vector") for e in out.after.errors)):
+    if not out.vector_index_rebuilt and not out.not_reached and (
+            out.after.vector_damage or any(e.startswith("vector") for e in out.after.errors)):
         with rs.index_lock.hold("repair the indexes"):
             out.vectors_readded = rebuild_vectors(ing, on_progress)
             out.vector_index_rebuilt = True
             ing._record_index_counts()
         out.after = check(ing, full=True)
     return out
+
+
+def _attempt(out: RepairReport, what: str, fn, *args) -> bool:
+    """Run one repair step; an index that cannot be reached is recorded in the report
+    (`not_reached`) instead of ending the repair. True when the step ran."""
+    try:
+        fn(*args)
+        return True
+    except BackendUnavailable as e:
+        out.not_reached.append(f"{what}: {e}")
+        return False
 
 
 def _replace(ing: "Ingestor", vec_ids: list[str], kw_ids: list[str]) -> None:

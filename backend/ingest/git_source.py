@@ -125,12 +125,13 @@ def judge(e: Entry, ignore: Ignore, max_bytes: int, repo: Repository) -> tuple[s
 
 class GitSync:
     def __init__(self, ingestor, source: str, *, collection: str, branch: str | None = None,
-                 subpath: str | None = None):
+                 subpath: str | None = None, scope=None):
         if not collection or not collection.strip():
             raise GitError(source, "a collection is needed (--collection)")
         self.ingestor, self.rs, self.store = ingestor, ingestor.rs, ingestor.store
         self.settings = ingestor.settings
         self.source, self.collection = source, collection.strip()
+        self.scope = scope  # what the caller may read: deduplication stays inside it
         self.branch = (branch or "").strip()
         self.subpath = (subpath or "").strip().strip("/")
         if ".." in PurePosixPath(self.subpath).parts:
@@ -183,7 +184,7 @@ class GitSync:
 
         outs = self.ingestor.ingest_many(items(), total=len(to_read),
                                          collection=self.collection, source_kind="git",
-                                         on_progress=on_progress)
+                                         on_progress=on_progress, scope=self.scope)
         for e, out in zip(read, outs):
             report.events.append(self._event(e, out, known.get(e.path)))
         self._archive_gone(known, present, report)

@@ -43,11 +43,23 @@ class IndexingMixin:
             self._delete_from_indexes(ids)
         return len(ids)
 
-    def _delete_from_indexes(self, ids: list[str]) -> None:
-        if ids:
-            with self.rs.index_lock.hold("delete chunks"):
-                self.rs.vector_index.delete(ids)
-                self.rs.keyword_index.delete(ids)
+    def _delete_from_indexes(self, ids: list[str], *, tolerant: bool = False) -> list[str]:
+        """Delete entries from both indexes. `tolerant`: an index that cannot be reached
+        does not stop the other; returns what could not be done (the entries stay as
+        orphans for `check --repair`)."""
+        failed: list[str] = []
+        if not ids:
+            return failed
+        with self.rs.index_lock.hold("delete chunks"):
+            for name, index in (("vector", self.rs.vector_index),
+                                ("keyword", self.rs.keyword_index)):
+                try:
+                    index.delete(ids)
+                except Exception as e:  # noqa: BLE001 - reported, see above
+                    if not tolerant:
+                        raise
+                    failed.append(f"{name} index: {len(ids)} entries not deleted ({e})")
+        return failed
 
 
     # ---- collection tokens of documents already indexed ---------------------------------

@@ -28,6 +28,11 @@ class IngestOutcome:
     def ok(self) -> bool:
         return self.status not in ("failed", "refused")
 
+    def for_job(self) -> dict:
+        """What a job's result keeps of it (the API's job status lists these)."""
+        return {"filename": self.filename, "status": self.status,
+                "document_id": self.document_id, "chunks": self.chunks, "error": self.error}
+
 
 @dataclass
 class _Pending:

@@ -20,10 +20,13 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from backend.access import Scope
 from backend.errors import FileTooLarge, IngestError, PathRefused, storage_full
 from backend.ingest.extract import is_supported, unsupported
 from backend.ingest.language import detect_language
 from backend.ingest.batches import Pipeline
+from backend.ingest.dedup import (base_source, dedup_scope, own_source, readable_versions,
+                                  reusable, version_key)
 from backend.ingest.identity import AUTO, Identity, confirm_name_match, same_name
 from backend.ingest.indexing import IndexingMixin
 from backend.ingest.maintenance import LEGACY_PARAMS, MaintenanceMixin  # noqa: F401
@@ -65,19 +68,21 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def ingest_paths(self, paths: Sequence[str | Path], *, collection: str | None = None,
                      source_kind: str = "file",
                      on_progress: Callable[[IngestProgress], None] | None = None,
-                     identity: Identity = AUTO) -> list[IngestOutcome]:
+                     identity: Identity = AUTO, scope: Scope | None = None,
+                     knowledge_base: str | None = None) -> list[IngestOutcome]:
         files = self.rs.path_policy.find(paths)  # symlinks, data dir, system paths refused
         return self.ingest_many(
             (IngestItem(f.name, path=f) for f in files), total=len(files),
             collection=collection, source_kind=source_kind, on_progress=on_progress,
-            identity=identity)
+            identity=identity, scope=scope, knowledge_base=knowledge_base)
 
     def ingest_many(self, items: Iterable[IngestItem | tuple[Path | str, bytes | None] | None],
                     *, total: int | None = None, collection: str | None = None,
                     source_kind: str = "file",
                     on_progress: Callable[[IngestProgress], None] | None = None,
                     job_id: int | None = None, report_to_job: bool = False,
-                    identity: Identity = AUTO) -> list[IngestOutcome]:
+                    identity: Identity = AUTO, scope: Scope | None = None,
+                    knowledge_base: str | None = None) -> list[IngestOutcome]:
         """Ingest items (`IngestItem`, or `(path, data)` pairs: data None means read the path)
         through the pipeline of backend/ingest/batches.py: files are extracted while the
         previous batch is embedded. One failure never stops the batch; a bad item (see
@@ -87,8 +92,14 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         embeddings are published meanwhile. `job_id`: a job the caller owns (a crawl run);
         otherwise the batch records its own "ingest" job, whose cancel flag stops it.
         `report_to_job`: the caller's job is this batch's (the API's upload, which returns the
-        job id at once): the batch records its progress there and finishes it.
-        `identity`: how items without their own find their document (backend/ingest/identity.py)."""
+        job id at once): the batch records its progress there and finishes it, with every
+        file's outcome in its result.
+        `identity`: how items without their own find their document (backend/ingest/identity.py).
+        `scope`: what the uploader may read; stored content is reused only within it
+        (backend/ingest/dedup.py; None: the operator, everything).
+        `knowledge_base`: where `collection` is created if it does not exist yet (when the
+        first file is stored: a refused or empty batch creates nothing; default
+        RAGSCOPE_DEFAULT_KNOWLEDGE_BASE)."""
         self.check_guardrails()
         self.repair_interrupted()
         own_job = job_id is None or report_to_job
@@ -105,7 +116,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
 
         pipe = Pipeline(self, total=total, report=report, on_progress=on_progress)
         status = "done"
-        self._links_waiting = []
+        self._links_waiting, self._new_collection_kb = [], knowledge_base
         writing = "writing the batch"
         try:
             it = iter(items)
@@ -124,7 +135,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                 writing = f"storing {item.name}"
                 if pipe.put(item, self._ingest_item(item, collection=collection,
                                                     source_kind=source_kind, job_id=job_id,
-                                                    identity=identity)):
+                                                    identity=identity, scope=scope)):
                     status = "cancelled"
                     break
             pipe.finish()
@@ -142,16 +153,19 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                 self.sync_links()
             except Exception:  # noqa: BLE001 - stale tokens are found and fixed by check
                 log.exception("rewriting collection tokens after an ingest failed")
-            self._links_waiting = None
+            self._links_waiting, self._new_collection_kb = None, None
         outcomes = pipe.outcomes
-        if own_job:
+        if own_job:  # status and outcomes in one transaction: a reader of the job never
+            # sees "done" without them
             finish_job(self.store, job_id, status, result={
                 "files": len(outcomes), "failed": sum(not o.ok for o in outcomes),
-                "chunks": sum(o.chunks for o in outcomes)})
+                "chunks": sum(o.chunks for o in outcomes),
+                **({"outcomes": [o.for_job() for o in outcomes]} if report_to_job else {})})
         return outcomes
 
     def _ingest_item(self, item: IngestItem, *, collection: str | None, source_kind: str,
-                     job_id: int, identity: Identity) -> IngestOutcome | _Pending:
+                     job_id: int, identity: Identity,
+                     scope: Scope | None = None) -> IngestOutcome | _Pending:
         """Store one item (deferred: its chunks wait for the pipeline's embedding)."""
         problem = item.problem()
         if problem:
@@ -163,11 +177,12 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         if item.data is None:
             res = self.ingest_file(item.path, collection=collection, source_kind=kind,
                                    job_id=job_id, defer=True, title=title, meta=item.meta,
-                                   source_uri=item.source_uri, identity=ident)
+                                   source_uri=item.source_uri, identity=ident, scope=scope)
         else:
             res = self._ingest_bytes(bytes(item.data), item.name, collection=collection,
                                      source_kind=kind, source_uri=item.source_uri, title=title,
-                                     meta=item.meta, job_id=job_id, defer=True, identity=ident)
+                                     meta=item.meta, job_id=job_id, defer=True, identity=ident,
+                                     scope=scope)
         (res.outcome if isinstance(res, _Pending) else res).warnings[:0] = warns
         return res
 
@@ -176,8 +191,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def ingest_file(self, path: Path | FoundFile, *, collection: str | None = None,
                     source_kind: str = "file", job_id: int | None = None,
                     defer: bool = False, title: str | None = None, meta: dict | None = None,
-                    source_uri: str | None = None,
-                    identity: Identity = AUTO) -> IngestOutcome | _Pending:
+                    source_uri: str | None = None, identity: Identity = AUTO,
+                    scope: Scope | None = None) -> IngestOutcome | _Pending:
         found = path if isinstance(path, FoundFile) else self.rs.path_policy.named(path)
         name = found.name
         identity = identity.within(found.root)  # files of one folder tree keep their paths
@@ -190,16 +205,16 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             return IngestOutcome(name, "refused", error=e.reason)
         except IngestError as e:
             return self._record_failure(name, source_uri, source_kind, collection, e,
-                                        data=None, path=found)
+                                        data=None, path=found, scope=scope)
         except OSError as e:
             return IngestOutcome(name, "failed", error=f"{name}: cannot read file ({e.strerror})")
         if job_id is None:
             return self.ingest_bytes(data, name, collection=collection,
                                      source_kind=source_kind, source_uri=source_uri,
-                                     title=title, meta=meta, identity=identity)
+                                     title=title, meta=meta, identity=identity, scope=scope)
         return self._ingest_bytes(data, name, collection=collection, source_kind=source_kind,
                                   source_uri=source_uri, title=title, meta=meta, job_id=job_id,
-                                  defer=defer, identity=identity)
+                                  defer=defer, identity=identity, scope=scope)
 
     def read_found(self, found: FoundFile) -> bytes:
         """The bytes of a found file (opened without following symlinks), or FileTooLarge."""
@@ -218,7 +233,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def ingest_bytes(self, data: bytes, filename: str, *, collection: str | None = None,
                      source_kind: str = "upload", source_uri: str | None = None,
                      title: str | None = None, meta: dict | None = None,
-                     job_id: int | None = None, identity: Identity = AUTO) -> IngestOutcome:
+                     job_id: int | None = None, identity: Identity = AUTO,
+                     scope: Scope | None = None) -> IngestOutcome:
         """Ingest one file's bytes. Every version being written belongs to a job, so that a
         concurrent repair can tell a running ingest from an interrupted one. `title`: the
         document's title (a repository path), instead of one found in the file."""
@@ -226,14 +242,14 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             return self._ingest_bytes(data, filename, collection=collection,
                                       source_kind=source_kind, source_uri=source_uri,
                                       title=title, meta=meta, job_id=job_id, defer=False,
-                                      identity=identity)
+                                      identity=identity, scope=scope)
         job_id = start_job(self.store, "ingest", total=1, params={"collection": collection})
         status = "failed"
         try:
             out = self._ingest_bytes(data, filename, collection=collection,
                                      source_kind=source_kind, source_uri=source_uri,
                                      title=title, meta=meta, job_id=job_id, defer=False,
-                                     identity=identity)
+                                     identity=identity, scope=scope)
             status = "done"
             return out
         finally:
@@ -242,7 +258,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def _ingest_bytes(self, data: bytes, filename: str, *, collection: str | None,
                       source_kind: str, source_uri: str | None, title: str | None,
                       meta: dict | None, job_id: int, defer: bool = False,
-                      identity: Identity = AUTO) -> IngestOutcome | _Pending:
+                      identity: Identity = AUTO,
+                      scope: Scope | None = None) -> IngestOutcome | _Pending:
         collection = collection or self.settings.default_collection  # every doc in one
         source_uri = source_uri or f"{source_kind}://{filename}"
         ext = Path(filename).suffix.lower()
@@ -252,13 +269,18 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             if not is_supported(filename):
                 raise unsupported(filename)
         except IngestError as e:
-            return self._record_failure(filename, source_uri, source_kind, collection, e, data=data)
+            return self._record_failure(filename, source_uri, source_kind, collection, e,
+                                        data=data, scope=scope)
 
         sha = sha256_bytes(data)
+        scope = dedup_scope(scope, collection)
         linked: list[int] = []  # documents with indexed chunks that joined the collection
         early: IngestOutcome | None = None
         with self.store.session() as s:
-            existing = repo.version_by_sha(s, sha)
+            # only content the scope may read is reused (backend/ingest/dedup.py)
+            readable, held = readable_versions(s, sha, scope)
+            existing = reusable(readable, job_id)
+            source_uri = own_source(s, source_uri, collection, scope)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
                 self._link(s, collection, doc, linked)
@@ -299,7 +321,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                         doc.meta = {**(doc.meta or {}), **meta}
                     version = DocumentVersion(
                         document_id=doc.id, number=repo.next_version_number(s, doc.id),
-                        sha256=sha, size_bytes=len(data), filename=filename, status="pending")
+                        sha256=version_key(s, sha, doc.id, held), content_sha256=sha,
+                        size_bytes=len(data), filename=filename, status="pending")
                     s.add(version)
                     s.flush()
                 status = "new_version" if doc.active_version_id else "new"
@@ -307,9 +330,9 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                 version.original_path = self._store_original(sha, ext, data)
                 version.meta = {**(version.meta or {}), "job_id": job_id,
                                 "source_uri": source_uri}
-                doc_id, version_id = doc.id, version.id
+                doc_id, version_id, key = doc.id, version.id, version.sha256
                 ctx = Context(source_kind=source_kind,
-                              path=(meta or {}).get("path") or source_uri,
+                              path=(meta or {}).get("path") or base_source(source_uri),
                               versions=len(doc.versions), title=title,
                               profile_override=(doc.meta or {}).get("profile_override"),
                               title_locked=(doc.meta or {}).get("title_source") == "user")
@@ -337,12 +360,14 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         out = IngestOutcome(filename, status, doc_id, version_id, note=note,
                             warnings=prepared.text.metadata.get("warnings", [])
                             + prepared.warnings)
-        pend = self._store(out, sha, prepared)
+        pend = self._store(out, key, prepared)  # chunk ids follow the version key
         return pend if defer else self._index_pending([pend])[0]
 
     # ---- stages -------------------------------------------------------------------------
 
     def _store_original(self, sha: str, ext: str, data: bytes) -> str:
+        """Write the original once per content and extension (0600, atomically); a private
+        copy of another knowledge base's bytes (backend/ingest/dedup.py) shares the file."""
         rel = Path(sha[:2]) / f"{sha}{ext}"
         dest = self.settings.originals_dir / rel
         if not dest.exists():
@@ -354,7 +379,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         return prepare(self.settings, self.store, data, filename, ctx)
 
     def _store(self, out: IngestOutcome, sha: str, p: Prepared) -> _Pending:
-        """Write text, classification, sections and chunks with status "indexing" (committed)."""
+        """Write text, classification, sections and chunks with status "indexing" (committed).
+        `sha`: the version's key (backend/ingest/dedup.py), which chunk ids are made of."""
         doc_id, version_id = out.document_id, out.version_id
         text, nodes, specs = p.text, p.sections, p.chunks
         variant = p.profile.variant()
@@ -403,7 +429,10 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         if embeddings is None:
             embeddings = self._encode(chunks)
         with self.rs.index_lock.hold("publish an ingest batch"):
-            self._add_to_indexes(chunks, embeddings)
+            try:
+                self._add_to_indexes(chunks, embeddings)
+            except Exception as e:  # noqa: BLE001 - an index refused: write neither
+                return self._roll_back(pending, chunks, e)
             for p in pending:
                 if p.old_active:
                     self._deactivate(p.old_active)
@@ -415,24 +444,51 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             self._record_index_counts()
         return [p.outcome for p in pending]
 
-    def _mark_failed(self, version_id: int, error: str) -> None:
+    def _roll_back(self, pending: list[_Pending], chunks, err: Exception) -> list[IngestOutcome]:
+        """Both indexes or neither: a batch that one index refused (Elasticsearch or a
+        Chroma server unreachable) is taken out of the other again, and its versions are
+        marked failed with the reason; a predecessor stays active. What cannot be taken out
+        now (the index is down) is an orphan that `check --repair` removes later. The batch
+        goes on with the next files."""
+        log.warning("ingest batch of %d file(s) not indexed: %s", len(pending), err)
+        left = self._delete_from_indexes([c.chunk_id for c in chunks], tolerant=True)
+        reason = f"not indexed, nothing of it is searchable ({err}); ingest it again"
+        if left:
+            log.warning("could not roll back: %s; `check --repair` removes the entries",
+                        "; ".join(left))
+        for p in pending:
+            o = p.outcome
+            o.status, o.chunks, o.error = "failed", 0, f"{o.filename}: {reason}"
+            self._mark_failed(o.version_id, o.error, drop_content=True)
+        return [p.outcome for p in pending]
+
+    def _mark_failed(self, version_id: int, error: str, *, drop_content: bool = False) -> None:
         with self.store.session() as s:
+            if drop_content:  # chunks and sections of a version that was never published
+                repo.delete_version_content(s, version_id)
             v = s.get(DocumentVersion, version_id)
             v.status, v.error, v.is_active = "failed", error, False
             doc = v.document
             if doc.active_version_id is None:
                 doc.status = "failed"
 
+    _new_collection_kb: str | None = None  # a batch's `knowledge_base`
+
     def _collection(self, s, name: str):
-        """The collection to link into; a new one goes into RAGSCOPE_DEFAULT_KNOWLEDGE_BASE
-        (the service layer creates it first where an actor chose another, backend/acl.py)."""
+        """The collection to link into, created with the first file stored into it (so a
+        refused request creates nothing): in the batch's `knowledge_base` (checked by the
+        service layer, backend/acl.py `writable_collection`), else
+        RAGSCOPE_DEFAULT_KNOWLEDGE_BASE."""
         return repo.get_or_create_collection(
-            s, name, knowledge_base=self.settings.default_knowledge_base)
+            s, name, knowledge_base=self._new_collection_kb
+            or self.settings.default_knowledge_base)
 
     def _record_failure(self, filename: str, source_uri: str, source_kind: str,
                         collection: str | None, err: IngestError, *, data: bytes | None,
-                        path: FoundFile | None = None) -> IngestOutcome:
-        """A file rejected before extraction is still recorded as a failed version."""
+                        path: FoundFile | None = None,
+                        scope: Scope | None = None) -> IngestOutcome:
+        """A file rejected before extraction is still recorded as a failed version (reusing
+        one with the same bytes only when the scope may read it: backend/ingest/dedup.py)."""
         collection = collection or self.settings.default_collection
         if data is not None:
             sha = sha256_bytes(data)
@@ -447,9 +503,12 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             except (OSError, PathRefused):  # gone or swapped meanwhile: report, keep going
                 return IngestOutcome(filename, "failed", error=str(err))
             sha = h.hexdigest()
+        scope = dedup_scope(scope, collection)
         with self.store.session() as s:
-            v = repo.version_by_sha(s, sha)
+            readable, held = readable_versions(s, sha, scope)
+            v = next(iter(readable), None)
             if v is None:
+                source_uri = own_source(s, source_uri, collection, scope)
                 doc = repo.document_by_source(s, source_uri)
                 if doc is None:
                     doc = Document(title=Path(filename).stem, filename=filename,
@@ -459,7 +518,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                     s.add(doc)
                     s.flush()
                 v = DocumentVersion(document_id=doc.id, number=repo.next_version_number(s, doc.id),
-                                    sha256=sha, size_bytes=size, filename=filename)
+                                    sha256=version_key(s, sha, doc.id, held),
+                                    content_sha256=sha, size_bytes=size, filename=filename)
                 s.add(v)
             v.status, v.error = "failed", str(err)
             s.flush()

@@ -6,6 +6,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 from backend.access import Scope
+from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
 from backend.retrieval import fusion, lookup, policies
 from backend.retrieval.query import ParsedQuery, parse_query
@@ -254,7 +255,7 @@ class Retriever:
                 document_title=i.title, filename=i.filename, version_number=i.version_number,
                 doc_type=i.doc_type, file_type=i.file_type, section_id=i.section_id,
                 page=i.page, page_end=i.page_end, start=i.start, end=i.end, ordinal=i.ordinal,
-                original_path=i.original_path, source_uri=i.source_uri,
+                original_path=i.original_path, source_uri=base_source(i.source_uri),
                 highlights=list(hl.get(cid, []))))
         return hits
 

@@ -86,7 +86,12 @@ class DocumentVersion(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
+    # the version's key: the SHA-256 of the file's bytes, except for a private copy of
+    # content stored elsewhere too (a document the uploader may not read, migration 0019),
+    # whose key is derived from the content hash and its document (backend/ingest/dedup.py)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    # the SHA-256 of the file's bytes (what deduplication compares; shown as the hash)
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     size_bytes: Mapped[int] = mapped_column(Integer, default=0)
     original_path: Mapped[str | None] = mapped_column(String(1000), nullable=True)
     filename: Mapped[str] = mapped_column(String(500), default="")

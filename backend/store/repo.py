@@ -160,7 +160,16 @@ def document_collections(s: Session, document_id: int) -> list[str]:
 
 
 def version_by_sha(s: Session, sha256: str) -> DocumentVersion | None:
+    """The version whose key is `sha256` (the content hash of the first version holding
+    these bytes; backend/ingest/dedup.py)."""
     return s.scalar(select(DocumentVersion).where(DocumentVersion.sha256 == sha256))
+
+
+def versions_with_content(s: Session, content_sha: str) -> list[DocumentVersion]:
+    """Every version holding these bytes (content hash), oldest first."""
+    return list(s.scalars(select(DocumentVersion)
+                          .where(DocumentVersion.content_sha256 == content_sha)
+                          .order_by(DocumentVersion.id)))
 
 
 def document_by_source(s: Session, source_uri: str) -> Document | None:

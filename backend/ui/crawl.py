@@ -131,16 +131,18 @@ def form_errors(e: InvalidCrawlSource) -> dict[str, str]:
 
 
 def check_target(rs: Ragscope, actor: Actor | None, collection: str,
-                 knowledge_base: str | None = None, action: str = "crawl") -> None:
-    """The actor may crawl into `collection` (created in `knowledge_base` when new, see
-    backend/acl.py `writable_collection`). A name the crawl rules refuse is left to the
-    source's own validation (InvalidCrawlSource), so nothing is created for it."""
+                 knowledge_base: str | None = None, action: str = "crawl", *,
+                 create: bool = True) -> None:
+    """The actor may crawl into `collection` (created in `knowledge_base` when new and
+    `create`, see backend/acl.py `writable_collection`). A name the crawl rules refuse is
+    left to the source's own validation (InvalidCrawlSource), so nothing is created for it."""
     from backend.acl import writable_collection
     from backend.crawl.sources import _check_name
 
     access.require(actor, action)
     if _check_name((collection or "").strip(), 255, "collection name") is None:
-        writable_collection(rs, actor, collection.strip(), knowledge_base, action=action)
+        writable_collection(rs, actor, collection.strip(), knowledge_base, action=action,
+                            create=create)
 
 
 def _existing_collections(rs: Ragscope) -> set[str]:
@@ -180,7 +182,8 @@ def save_source(console: CrawlConsole, actor: Actor | None, source_id: int | Non
     """Create (source_id None) or update a source from form values. Raises
     InvalidCrawlSource with the field errors, PermissionDenied for a role without the
     right or a collection the actor may not write; nothing is stored then (a new
-    collection the actor may create is made first, in `values["knowledge_base"]`)."""
+    collection the actor may create is made once the source is valid and stored, in
+    `values["knowledge_base"]`: a rejected source leaves no empty collection)."""
     access.require(actor, "crawl")
     spec = spec_from_form(values)
     repo = console.service.sources
@@ -188,8 +191,10 @@ def save_source(console: CrawlConsole, actor: Actor | None, source_id: int | Non
         access.require(actor, "watch_folder")
     if source_id is not None:
         _require_source(console, actor, source_id)
-    check_target(console.service.rs, actor, spec.collection, values.get("knowledge_base"))
+    rs, kb = console.service.rs, values.get("knowledge_base")
+    check_target(rs, actor, spec.collection, kb, create=False)
     src = repo.create(spec) if source_id is None else repo.update(source_id, **asdict(spec))
+    check_target(rs, actor, src.collection, kb)  # checked above: now made
     _sync_schedule(console)
     return src
 
