@@ -15,7 +15,7 @@ SAMPLES = ROOT / "data" / "samples"
 
 # Settings come from the environment; keep a developer's RAGSCOPE_* out of the tests.
 for _k in [k for k in os.environ if k.startswith("RAGSCOPE_") and not k.startswith("RAGSCOPE_TEST_")
-           and k not in ("RAGSCOPE_ELASTICSEARCH_URL",)]:
+           and k not in ("RAGSCOPE_ELASTICSEARCH_URL", "RAGSCOPE_OPENSEARCH_URL")]:
     os.environ.pop(_k)
 
 

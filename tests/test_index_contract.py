@@ -4,7 +4,9 @@ Backends come from the parametrised `keyword_backend` / `vector_backend` fixture
 yields an `open()` callable; calling it again opens a second object on the same storage
 (persistence). To add a backend, add a param and a branch there — the tests stay the same.
 
-- Elasticsearch runs when RAGSCOPE_ELASTICSEARCH_URL is set (marker `integration`).
+- Elasticsearch runs when RAGSCOPE_ELASTICSEARCH_URL is set, OpenSearch when
+  RAGSCOPE_OPENSEARCH_URL is set (marker `integration`; `.ci/run` starts an OpenSearch node
+  with `python -m backend search-node start` and sets the latter).
 - A Chroma server (`chroma run`) is started on a free 127.0.0.1 port when the `chroma`
   CLI is installed (marker `integration`); skipped if it does not answer within 30 s."""
 from __future__ import annotations
@@ -25,6 +27,8 @@ from backend.errors import BackendUnavailable
 from backend.index.base import IndexedChunk, IndexFilter, KeywordIndex, VectorIndex
 
 ES_URL = os.environ.get("RAGSCOPE_ELASTICSEARCH_URL")
+OS_URL = os.environ.get("RAGSCOPE_OPENSEARCH_URL")
+ENGINE_URLS = {"elasticsearch": ES_URL, "opensearch": OS_URL}
 CHROMA_CLI = shutil.which("chroma")
 
 
@@ -37,17 +41,23 @@ CHROMA_CLI = shutil.which("chroma")
             marks=[pytest.mark.integration,
                    pytest.mark.skipif(not ES_URL, reason="RAGSCOPE_ELASTICSEARCH_URL not set")],
         ),
+        pytest.param(
+            "opensearch",
+            marks=[pytest.mark.integration,
+                   pytest.mark.skipif(not OS_URL, reason="RAGSCOPE_OPENSEARCH_URL not set")],
+        ),
     ]
 )
 def keyword_backend(request, tmp_path):
     opened: list[KeywordIndex] = []
-    if request.param == "tantivy":
+    engine = request.param
+    if engine == "tantivy":
         settings = Settings(data_dir=tmp_path / "data")
-    else:  # elasticsearch: a unique index prefix per test, dropped afterwards
-        settings = Settings(
-            data_dir=tmp_path / "data", keyword_backend="elasticsearch",
-            elasticsearch_url=ES_URL, elasticsearch_index_prefix=f"ragscope-test-{uuid.uuid4().hex[:10]}",
-        )
+    else:  # a server: a unique index prefix per test, dropped afterwards
+        settings = Settings(**{
+            "data_dir": tmp_path / "data", "keyword_backend": engine,
+            f"{engine}_url": ENGINE_URLS[engine],
+            f"{engine}_index_prefix": f"ragscope-test-{uuid.uuid4().hex[:10]}"})
 
     def open_index() -> KeywordIndex:
         from backend.index.factory import make_keyword_index
@@ -57,7 +67,7 @@ def keyword_backend(request, tmp_path):
         return ix
 
     yield open_index
-    if request.param == "elasticsearch" and opened:
+    if engine != "tantivy" and opened:
         last = open_index()  # the test may have closed the others
         drop = getattr(last, "drop", None)
         drop() if drop else last.reset()
