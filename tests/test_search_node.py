@@ -1,0 +1,123 @@
+"""`python -m backend search-node start|stop|status`: a real OpenSearch node built from Maven
+Central jars, started on a free 127.0.0.1 port and stopped by each test.
+
+The Java build is shared by the session (RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR, set by
+.ci/run, or a session temp dir); needs `mvn` and `java`."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from backend.config import Settings
+from backend.index.search_node import SearchNode, build, free_port, http_json, port_free
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not (shutil.which("mvn") and shutil.which("java")),
+                                 reason="mvn and java are needed to build the search node")]
+
+
+@pytest.fixture(scope="session")
+def node_build_dir(tmp_path_factory):
+    """One build of the launcher for the session (the first build's time is printed)."""
+    path = os.environ.get("RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR") or tmp_path_factory.mktemp("sn-build")
+    _, seconds = build(Settings(data_dir=tmp_path_factory.mktemp("sn-data"),
+                                search_node_build_dir=path))
+    print(f"search node build: {'reused' if seconds is None else f'{seconds:.1f} s'}")
+    return str(path)
+
+
+def cli(data_dir, build_dir, *args, timeout=240):
+    env = {**os.environ, "RAGSCOPE_DATA_DIR": str(data_dir),
+           "RAGSCOPE_SEARCH_NODE_BUILD_DIR": build_dir}
+    return subprocess.run([sys.executable, "-m", "backend", "search-node", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def node_port(tmp_path, node_build_dir):
+    """A free port; whatever a test started there is stopped afterwards."""
+    port = free_port()
+    yield port
+    SearchNode(Settings(data_dir=tmp_path / "data", search_node_build_dir=node_build_dir),
+               port).stop()
+
+
+def test_start_status_stop(tmp_path, node_build_dir, node_port):
+    data = tmp_path / "data"
+    r = cli(data, node_build_dir, "start", "--port", str(node_port))
+    assert r.returncode == 0, r.stderr
+    assert "opensearch 2.19." in r.stdout and "build reused" in r.stdout
+    assert f"RAGSCOPE_OPENSEARCH_URL=http://127.0.0.1:{node_port}" in r.stdout
+    url = f"http://127.0.0.1:{node_port}"
+    assert http_json(f"{url}/_cluster/health")["status"] in ("green", "yellow")
+
+    r = cli(data, node_build_dir, "status", "--port", str(node_port), "--json")
+    st = json.loads(r.stdout)
+    assert r.returncode == 0 and st["running"] and st["ours"]
+    assert (st["engine"], st["version"][:5]) == ("opensearch", "2.19.")
+    again = json.loads(cli(data, node_build_dir, "start", "--port", str(node_port), "--json").stdout)
+    assert again["pid"] == st["pid"]  # a second start reports the running node
+
+    nodes = http_json(f"{url}/_nodes/_local/http,jvm,settings")["nodes"]
+    (node,) = nodes.values()
+    assert {a.rsplit(":", 1)[0] for a in node["http"]["bound_address"]} == {"127.0.0.1"}
+    # -Xmx512m (the JVM reports it less one survivor space)
+    assert 480 * 2**20 < node["jvm"]["mem"]["heap_max_in_bytes"] <= 512 * 2**20
+    assert node["settings"]["path"]["data"][0].startswith(str(data))
+    assert node["settings"]["discovery"]["type"] == "single-node"
+
+    r = cli(data, node_build_dir, "stop", "--port", str(node_port))
+    assert r.returncode == 0 and "stopped" in r.stdout
+    assert http_json(f"{url}/") is None and port_free(node_port)
+    r = cli(data, node_build_dir, "status", "--port", str(node_port))
+    assert r.returncode == 1 and "no search node" in r.stdout
+    assert "no search node of ours" in cli(data, node_build_dir, "stop", "--port",
+                                           str(node_port)).stdout
+
+
+def test_node_keeps_its_data_across_a_restart(tmp_path, node_build_dir, node_port):
+    settings = Settings(data_dir=tmp_path / "data", search_node_build_dir=node_build_dir,
+                        keyword_backend="opensearch",
+                        opensearch_url=f"http://127.0.0.1:{node_port}")
+    from backend.index.base import IndexedChunk
+    from backend.index.opensearch_index import OpenSearchKeywordIndex
+
+    node = SearchNode(settings, node_port)
+    node.start()
+    ix = OpenSearchKeywordIndex(settings)
+    ix.add([IndexedChunk("c1", "Die Wartung der Pumpen ist fällig.", 1, 1)])
+    ix.close()
+    node.stop()
+    assert not node.status().running
+    node.start()
+    ix = OpenSearchKeywordIndex(settings)
+    assert [h.chunk_id for h in ix.search("Pumpe", 5)] == ["c1"]
+    ix.close()
+
+
+def test_port_in_use_and_elasticsearch_are_clear_errors(tmp_path, node_build_dir, node_port):
+    data = tmp_path / "data"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", node_port))
+        s.listen()
+        r = cli(data, node_build_dir, "start", "--port", str(node_port))
+    assert r.returncode == 2 and f"port {node_port}" in r.stderr and "in use" in r.stderr
+    r = cli(data, node_build_dir, "start", "--engine", "elasticsearch", "--port", str(node_port))
+    assert r.returncode == 2
+    assert "org.elasticsearch.plugin:analysis-common" in r.stderr and "Maven Central" in r.stderr
+
+
+def test_a_node_that_cannot_start_names_its_log(tmp_path, node_build_dir, node_port):
+    settings = Settings(data_dir=tmp_path / "data", search_node_build_dir=node_build_dir)
+    from backend.index.search_node import SearchNodeError
+
+    with pytest.raises(SearchNodeError, match="node.log"):
+        SearchNode(settings, node_port).start(heap="1k")  # the JVM refuses that heap
+    assert port_free(node_port)
