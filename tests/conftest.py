@@ -17,6 +17,32 @@ SAMPLES = ROOT / "data" / "samples"
 for _k in [k for k in os.environ if k.startswith("RAGSCOPE_") and not k.startswith("RAGSCOPE_TEST_")
            and k not in ("RAGSCOPE_ELASTICSEARCH_URL", "RAGSCOPE_OPENSEARCH_URL")]:
     os.environ.pop(_k)
+# the node .ci/run started, for the `opensearch_url` fixture only (not a setting of every test)
+OPENSEARCH_URL = os.environ.pop("RAGSCOPE_OPENSEARCH_URL", None)
+
+
+@pytest.fixture(scope="session")
+def opensearch_url(tmp_path_factory):
+    """URL of an OpenSearch node: RAGSCOPE_OPENSEARCH_URL (`.ci/run` starts one), else a node
+    started here on a free 127.0.0.1 port with `search-node` (built once per session, or
+    in RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR) and stopped at the end of the session."""
+    if OPENSEARCH_URL:
+        yield OPENSEARCH_URL
+        return
+    import shutil
+
+    if not (shutil.which("mvn") and shutil.which("java")):
+        pytest.skip("no RAGSCOPE_OPENSEARCH_URL, and mvn/java to build a search node are missing")
+    from backend.config import Settings
+    from backend.index.search_node import SearchNode, free_port
+
+    build = os.environ.get("RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR") or tmp_path_factory.mktemp("sn-build")
+    node = SearchNode(Settings(data_dir=tmp_path_factory.mktemp("opensearch"),
+                               search_node_build_dir=build), free_port())
+    try:
+        yield node.start().url
+    finally:
+        node.stop()
 
 
 @pytest.fixture(scope="session", autouse=True)
