@@ -1,8 +1,8 @@
 """`python -m backend search-node start|stop|status`: a real OpenSearch node built from Maven
 Central jars, started on a free 127.0.0.1 port and stopped by each test.
 
-The Java build is shared by the session (RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR, set by
-.ci/run, or a session temp dir); needs `mvn` and `java`."""
+The Java build is shared by the session (conftest `search_node_build_dir`); needs `mvn`
+and `java`."""
 from __future__ import annotations
 
 import json
@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from backend.config import Settings
-from backend.index.search_node import SearchNode, build, free_port, http_json, port_free
+from backend.index.search_node import SearchNode, free_port, http_json, port_free
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.integration,
@@ -23,14 +23,9 @@ pytestmark = [pytest.mark.integration,
                                  reason="mvn and java are needed to build the search node")]
 
 
-@pytest.fixture(scope="session")
-def node_build_dir(tmp_path_factory):
-    """One build of the launcher for the session (the first build's time is printed)."""
-    path = os.environ.get("RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR") or tmp_path_factory.mktemp("sn-build")
-    _, seconds = build(Settings(data_dir=tmp_path_factory.mktemp("sn-data"),
-                                search_node_build_dir=path))
-    print(f"search node build: {'reused' if seconds is None else f'{seconds:.1f} s'}")
-    return str(path)
+@pytest.fixture
+def node_build_dir(search_node_build_dir):
+    return search_node_build_dir
 
 
 def cli(data_dir, build_dir, *args, timeout=240):
