@@ -81,7 +81,8 @@ class Settings(BaseSettings):
         True, description="Verify TLS certificates of the Elasticsearch server."
     )
     opensearch_url: str | None = Field(
-        None, description="OpenSearch URL, e.g. `http://127.0.0.1:9200`."
+        None, description="OpenSearch URL, e.g. `http://127.0.0.1:9200`; several nodes of a "
+        "cluster comma-separated (`http://127.0.0.1:9200,http://127.0.0.1:9201`)."
     )
     opensearch_username: str | None = Field(None, description="OpenSearch user name.")
     opensearch_password: str | None = Field(None, description="OpenSearch password.")

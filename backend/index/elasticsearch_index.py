@@ -29,7 +29,7 @@ class ElasticsearchClient:
             auth["basic_auth"] = (cfg.username, cfg.password)
         tls = ({"verify_certs": cfg.verify_certs, "ssl_show_warn": cfg.verify_certs}
                if cfg.tls else {})
-        self.es = Elasticsearch(cfg.url, request_timeout=request_timeout, max_retries=max_retries,
+        self.es = Elasticsearch(cfg.hosts, request_timeout=request_timeout, max_retries=max_retries,
                                 retry_on_timeout=False, **auth, **tls)
 
     def get_meta(self, index: str) -> dict[str, Any] | None:
@@ -85,6 +85,6 @@ class ElasticsearchKeywordIndex(EngineKeywordIndex):
         try:
             client = ElasticsearchClient(cfg, request_timeout, max_retries)
         except ValueError as exc:
-            raise ConfigError(f"elasticsearch_url {redact_url(cfg.url)!r}: {exc}") from exc
+            raise ConfigError(f"elasticsearch_url {','.join(map(redact_url, cfg.hosts))!r}: {exc}") from exc
         super().__init__(client, cfg.url, index_name(cfg.index_prefix), field_boosts)
         self._es = client.es

@@ -111,8 +111,14 @@ class EngineConfig:
                    api_key=api_key, verify_certs=bool(get("verify_certs")))
 
     @property
+    def hosts(self) -> list[str]:
+        """The nodes to talk to: `url` may list several, comma-separated (a cluster: the
+        client spreads requests over them and retries on another when one is down)."""
+        return [u.strip() for u in self.url.split(",") if u.strip()]
+
+    @property
     def tls(self) -> bool:
-        return self.url.lower().startswith("https")
+        return self.hosts[0].lower().startswith("https")
 
 
 class EngineKeywordIndex:
@@ -125,7 +131,7 @@ class EngineKeywordIndex:
                  field_boosts: dict[str, float] | None = None):
         self._client = client
         self.product = client.product
-        self.url = redact_url(url)
+        self.url = ",".join(redact_url(u.strip()) for u in url.split(","))
         self.index = index
         self.field_boosts = {**DEFAULT_BOOSTS, **(field_boosts or {})}
         self._lock = threading.Lock()

@@ -33,7 +33,7 @@ class OpenSearchClient:
         auth = {"http_auth": (cfg.username, cfg.password)} if cfg.username else {}
         tls = ({"verify_certs": cfg.verify_certs, "ssl_show_warn": cfg.verify_certs}
                if cfg.tls else {})
-        self.os = OpenSearch(hosts=[cfg.url], timeout=request_timeout, max_retries=max_retries,
+        self.os = OpenSearch(hosts=cfg.hosts, timeout=request_timeout, max_retries=max_retries,
                              retry_on_timeout=False, **auth, **tls)
 
     def get_meta(self, index: str) -> dict[str, Any] | None:
@@ -91,6 +91,6 @@ class OpenSearchKeywordIndex(EngineKeywordIndex):
         try:
             client = OpenSearchClient(cfg, request_timeout, max_retries)
         except (ValueError, ImproperlyConfigured) as exc:
-            raise ConfigError(f"opensearch_url {redact_url(cfg.url)!r}: {exc}") from exc
+            raise ConfigError(f"opensearch_url {','.join(map(redact_url, cfg.hosts))!r}: {exc}") from exc
         super().__init__(client, cfg.url, index_name(cfg.index_prefix, "opensearch_index_prefix"),
                          field_boosts)

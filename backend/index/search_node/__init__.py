@@ -240,12 +240,24 @@ class SearchNode:
             if not current.ours:
                 raise SearchNodeError(f"port {self.port} is taken: {current.line()}")
             return current
+        started = time.monotonic()
+        proc, build_seconds = self.spawn(heap, transport_port, cluster)
+        self.wait_healthy(proc, timeout, nodes=len(cluster.node_names) if cluster else 1)
+        status = self.status()
+        status.build_seconds, status.start_seconds = build_seconds, time.monotonic() - started
+        return status
+
+    def spawn(self, heap: str = DEFAULT_HEAP, transport_port: int | None = None,
+              cluster: "ClusterSpec | None" = None) -> tuple[subprocess.Popen, float | None]:
+        """Start the JVM without waiting for it: (process, build seconds or None)."""
         if not port_free(self.port):
             raise SearchNodeError(f"port {self.port} on 127.0.0.1 is in use by another process")
         cp, build_seconds = build(self.settings)
         if transport_port is None:
             transport_port = self.port + 100 if self.port + 100 <= 65535 and port_free(
                 self.port + 100) else free_port()
+        elif not port_free(transport_port):
+            raise SearchNodeError(f"transport port {transport_port} on 127.0.0.1 is in use")
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         (self.home / "data").mkdir(parents=True, exist_ok=True)
         cmd = [_tool("java", "Java 17"), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseSerialGC",
@@ -254,31 +266,36 @@ class SearchNode:
                "-Dio.netty.noUnsafe=true", "-Dio.netty.recycler.maxCapacityPerThread=0",
                "-cp", cp, MAIN_CLASS,
                *(f"{k}={v}" for k, v in self.node_settings(transport_port, cluster).items())]
-        started = time.monotonic()
         with open(self.log_file, "ab") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
         self.state_file.write_text(json.dumps({
             "pid": proc.pid, "port": self.port, "transport_port": transport_port,
-            "engine": self.engine, "heap": heap, "started_at": time.time()}))
+            "engine": self.engine, "heap": heap, "started_at": time.time(),
+            "cluster": list(cluster.node_names) if cluster else None}))
+        return proc, build_seconds
+
+    def wait_healthy(self, proc: subprocess.Popen, timeout: float = START_TIMEOUT_S,
+                     nodes: int = 1) -> None:
+        """Until the cluster is yellow or green with `nodes` nodes; stops the process and
+        raises (naming the log) when it exits or the time is up."""
         try:
-            self._wait_healthy(proc, timeout)
+            self._wait_healthy(proc, timeout, nodes)
         except BaseException:
             self._terminate(proc.pid)
             raise
-        status = self.status()
-        status.build_seconds, status.start_seconds = build_seconds, time.monotonic() - started
-        return status
 
-    def _wait_healthy(self, proc: subprocess.Popen, timeout: float) -> None:
+    def _wait_healthy(self, proc: subprocess.Popen, timeout: float, nodes: int) -> None:
         deadline = time.monotonic() + timeout
-        health = f"{self.url}/_cluster/health?wait_for_status=yellow&timeout=1s"
+        health = (f"{self.url}/_cluster/health?wait_for_status=yellow&wait_for_nodes=ge({nodes})"
+                  "&timeout=1s")
         while True:
             if proc.poll() is not None:
                 raise SearchNodeError(f"the search node exited with {proc.returncode} while "
                                       f"starting; see {self.log_file}:\n{self._log_tail()}")
             answer = http_json(health, timeout=3)
-            if answer and answer.get("status") in ("yellow", "green"):
+            if (answer and answer.get("status") in ("yellow", "green")
+                    and not answer.get("timed_out")):
                 return
             if time.monotonic() > deadline:
                 raise SearchNodeError(f"the search node did not become healthy within "
@@ -345,3 +362,46 @@ class ClusterSpec:
                 "discovery.seed_hosts": ",".join(f"127.0.0.1:{p}" for p in self.transport_ports),
                 "cluster.initial_cluster_manager_nodes": ",".join(self.node_names)}
 
+
+class SearchCluster:
+    """`nodes` nodes on 127.0.0.1 ports port … port+nodes-1 (transport port + 100 each)
+    forming one cluster. Indexes keep OpenSearch's default of one replica, so with two
+    nodes each holds every chunk and either can answer alone."""
+
+    def __init__(self, settings: Settings, port: int = 9200, nodes: int = 2):
+        if nodes < 2:
+            raise ConfigError(f"--nodes {nodes}: a cluster has at least 2 nodes")
+        self.nodes = [SearchNode(settings, port + i) for i in range(nodes)]
+        self.spec = ClusterSpec("ragscope", tuple(n.port + 100 for n in self.nodes),
+                                tuple(f"ragscope-{n.port}" for n in self.nodes))
+
+    @property
+    def url(self) -> str:
+        """The value for RAGSCOPE_OPENSEARCH_URL: every node, comma-separated."""
+        return ",".join(n.url for n in self.nodes)
+
+    def start(self, heap: str = DEFAULT_HEAP, timeout: float = START_TIMEOUT_S) -> list[NodeStatus]:
+        """Start the nodes that are not running, then wait until all have joined."""
+        started = time.monotonic()
+        procs = [(node, *node.spawn(heap, node.port + 100, self.spec))
+                 for node in self.nodes if not node.status().running]
+        for node, proc, _ in procs:
+            node.wait_healthy(proc, timeout, nodes=len(self.nodes))
+        out = self.status()
+        for st in out:
+            st.start_seconds = time.monotonic() - started if procs else None
+        return out
+
+    def start_node(self, index: int, heap: str = DEFAULT_HEAP,
+                   timeout: float = START_TIMEOUT_S) -> NodeStatus:
+        """(Re)start one node; it rejoins the cluster with the data it kept."""
+        node = self.nodes[index]
+        proc, _ = node.spawn(heap, node.port + 100, self.spec)
+        node.wait_healthy(proc, timeout, nodes=len(self.nodes))
+        return node.status()
+
+    def stop(self) -> bool:
+        return any([node.stop() for node in self.nodes])
+
+    def status(self) -> list[NodeStatus]:
+        return [node.status() for node in self.nodes]
