@@ -272,6 +272,14 @@ class TestKeywordIndexContract:
         assert isinstance(hits, list)
         assert all(h.score >= 0 for h in hits)
 
+    @pytest.mark.parametrize("fuzzy", [False, True])
+    def test_a_long_pasted_paragraph_still_finds_its_chunk(self, corpus_index, fuzzy):
+        """256 distinct words: over OpenSearch's 1024-clause limit (each word is matched
+        in several fields) — the engine backends retry with fewer words."""
+        filler = [f"zq{i:03d}xv" for i in range(255)]
+        hits = corpus_index.search(" ".join(["Mitgliederversammlung", *filler]), 5, fuzzy=fuzzy)
+        assert [h.chunk_id for h in hits][:1] == ["de-2"]
+
     def test_apostrophe_and_time_queries_find_text(self, corpus_index):
         ix = corpus_index  # read-only: the shared index
         assert ix.search("committee's decision", 3)[0].chunk_id == "en-1"

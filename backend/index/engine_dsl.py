@@ -120,14 +120,14 @@ def build_mapping(analyzer: str | None = None) -> dict[str, Any]:
     }
 
 
-def normalize_query(text: str) -> str:
+def normalize_query(text: str, max_words: int = MAX_QUERY_WORDS) -> str:
     """Whitespace-separated words, duplicates (case-insensitive) dropped, each cut to
     MAX_WORD_CHARS, at most MAX_QUERY_WORDS: bounds the number of query clauses."""
     seen: dict[str, str] = {}
     for word in (text or "").split():
         word = word[:MAX_WORD_CHARS]
         seen.setdefault(word.casefold(), word)
-    return " ".join(list(seen.values())[:MAX_QUERY_WORDS])
+    return " ".join(list(seen.values())[:max_words])
 
 
 def filter_clauses(flt: IndexFilter | None) -> list[dict[str, Any]] | None:
@@ -166,25 +166,25 @@ def _text_clauses(field: str, text: str, analyzer: str, boost: float, fuzzy: boo
     return clauses
 
 
-def _stop_fallback(field: str, text: str, analyzers: tuple[str, str], boost: float,
-                   fuzzy: bool) -> dict[str, Any]:
+def _stop_fallback(field: str, text: str, analyzers: tuple[str, str], boost: float) -> dict[str, Any]:
     """The field searched with all words, active only when the search analyzer drops every
     word: a `match` on the never-written probe field with `zero_terms_query: all` is a
-    match-all exactly then, and matches nothing otherwise."""
+    match-all exactly then, and matches nothing otherwise. No fuzzy clause: stop words
+    need none, and each clause counts against the server's max clause count."""
     index_analyzer, search_analyzer = analyzers
     probe = {"match": {PROBE_FIELD: {"query": text, "analyzer": search_analyzer,
                                      "zero_terms_query": "all"}}}
     return {"bool": {"filter": [probe], "minimum_should_match": 1,
-                     "should": _text_clauses(field, text, index_analyzer, boost, fuzzy)}}
+                     "should": _text_clauses(field, text, index_analyzer, boost, False)}}
 
 
 def build_query(text: str, k: int, flt: IndexFilter | None = None, fuzzy: bool = False,
-                boosts: dict[str, float] | None = None,
-                engine: str = "elasticsearch") -> dict[str, Any] | None:
+                boosts: dict[str, float] | None = None, engine: str = "elasticsearch",
+                max_words: int = MAX_QUERY_WORDS) -> dict[str, Any] | None:
     """The search request body, or None when nothing can match (empty text, k <= 0, an
     empty filter list): the caller then answers [] without a request. `engine` only picks
     the spelling of the one key the engines name differently (HIGHLIGHT_OFFSET_KEY)."""
-    text = normalize_query(text)
+    text = normalize_query(text, max_words)
     filters = filter_clauses(flt)
     if k <= 0 or not text or filters is None:
         return None
@@ -194,7 +194,7 @@ def build_query(text: str, k: int, flt: IndexFilter | None = None, fuzzy: bool =
     for field, analyzers in TEXT_FIELDS.items():
         b = boosts.get(field, 1.0)
         main += _text_clauses(field, text, analyzers[1], b, fuzzy)
-        fallbacks.append(_stop_fallback(field, text, analyzers, b, fuzzy))
+        fallbacks.append(_stop_fallback(field, text, analyzers, b))
     should = main + fallbacks
     meta = [f"{f}^{boosts[f]}" for f in META_FIELDS if boosts.get(f, 0) > 0]
     if meta:

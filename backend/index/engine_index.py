@@ -11,6 +11,7 @@ connection failure every call fails at once instead of waiting for a timeout."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError, IndexMismatch, RagscopeError
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
 from backend.index.engine_dsl import (
-    DEFAULT_BOOSTS, MEMBERSHIPS, best_highlight, build_mapping, build_query, index_name,
+    DEFAULT_BOOSTS, MAX_QUERY_WORDS, MEMBERSHIPS, best_highlight, build_mapping, build_query, index_name,
     redact_url, to_source,
 )
 
@@ -41,13 +42,25 @@ class RequestRejected(RagscopeError):
         self.status = status
 
 
+class QueryTooComplex(RequestRejected):
+    """The query has more clauses than the server allows (`indices.query.bool.
+    max_clause_count`, 1024 in OpenSearch 2.x); `search` retries with fewer words."""
+
+
+# how both engines word a query over the clause limit (OpenSearch 2.19.6 answers 500
+# "Query contains too many nested clauses; maxClauseCount is set to 1024")
+TOO_MANY_CLAUSES = re.compile(r"maxClauseCount|too_many_(nested_)?clauses|too many (nested )?clauses",
+                              re.IGNORECASE)
+MIN_RETRY_WORDS = 8  # below this a query over the limit is given up (logged, no hits)
+
+
 @dataclass(frozen=True)
 class Failure:
     """How an adapter classifies a client exception: `down` (unreachable: starts the
     fail-fast window), `unavailable` (reachable but unusable: auth, 5xx, wrong product) or
     `rejected` (4xx)."""
 
-    kind: str  # "down" | "unavailable" | "rejected"
+    kind: str  # "down" | "unavailable" | "rejected" | "too_complex"
     message: str
     status: int = 0
 
@@ -160,6 +173,8 @@ class EngineKeywordIndex:
                 self._down_until = time.monotonic() + RETRY_AFTER_S
                 raise BackendUnavailable(
                     f"{self.product} at {self.url} is unreachable: {failure.message}") from exc
+            if failure.kind == "too_complex" or TOO_MANY_CLAUSES.search(str(exc)):
+                raise QueryTooComplex(failure.status, failure.message) from exc
             if failure.kind == "unavailable":
                 raise BackendUnavailable(f"{self.product} at {self.url} answered "
                                          f"{failure.status}: {failure.message}") from exc
@@ -274,16 +289,30 @@ class EngineKeywordIndex:
 
     def search(self, query: str, k: int, flt: IndexFilter | None = None, *,
                fuzzy: bool = False, highlight_limit: int | None = None) -> list[IndexHit]:
+        """A query over the server's clause limit (a long pasted paragraph, more so with
+        fuzzy terms, whose expansions count too) is retried with half the words, until
+        MIN_RETRY_WORDS; the first words are kept (normalize_query)."""
         # highlight_limit: the server highlights every hit in the same request; no saving.
-        body = build_query(query, k, flt, fuzzy, self.field_boosts, self.name)
-        if body is None:
-            return []
+        words = MAX_QUERY_WORDS
+        while True:
+            body = build_query(query, k, flt, fuzzy, self.field_boosts, self.name, words)
+            if body is None:
+                return []
+            try:
+                return self._search(body)
+            except QueryTooComplex as exc:
+                if words // 2 < MIN_RETRY_WORDS:
+                    log.warning("%s: query too complex even with %d words (%s)", self.product,
+                                words, exc)
+                    return []
+                words //= 2
+            except RequestRejected as exc:  # other 4xx: never a user-visible error for query text
+                log.warning("%s rejected a search (%s)", self.product, exc)
+                return []
+
+    def _search(self, body: dict[str, Any]) -> list[IndexHit]:
         index = self._ensure()
-        try:
-            resp = self._call(lambda: self._client.search(index, body))
-        except RequestRejected as exc:  # 4xx left: never a user-visible error for query text
-            log.warning("%s rejected a search (%s)", self.product, exc)
-            return []
+        resp = self._call(lambda: self._client.search(index, body))
         return [
             IndexHit(chunk_id=h["_id"], score=float(h["_score"] or 0.0), rank=rank,
                      highlights=[s] if (s := best_highlight(h.get("highlight"))) else [])
