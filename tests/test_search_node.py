@@ -5,12 +5,14 @@ The Java build is shared by the session (conftest `search_node_build_dir`); need
 and `java`."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -116,3 +118,44 @@ def test_a_node_that_cannot_start_names_its_log(tmp_path, node_build_dir, node_p
     with pytest.raises(SearchNodeError, match="node.log"):
         SearchNode(settings, node_port).start(heap="1k")  # the JVM refuses that heap
     assert port_free(node_port)
+
+
+def test_cli_ingest_search_check_reindex_on_opensearch(tmp_path, opensearch_url):
+    """What a user does after `search-node start`: the whole CLI on the opensearch backend
+    (a unique index prefix on the shared node, dropped afterwards)."""
+    import uuid
+
+    prefix = f"ragscope-cli-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "RAGSCOPE_DATA_DIR": str(tmp_path / "var"),
+           "RAGSCOPE_KEYWORD_BACKEND": "opensearch", "RAGSCOPE_OPENSEARCH_URL": opensearch_url,
+           "RAGSCOPE_OPENSEARCH_INDEX_PREFIX": prefix}
+
+    def run(*args):
+        r = subprocess.run([sys.executable, "-m", "backend", *args], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+        return r.stdout
+
+    from tests.conftest import SAMPLES
+
+    try:
+        run("ingest", "-q", str(SAMPLES / "protokoll_werkausschuss_2024-03-12.txt"),
+            str(SAMPLES / "runbook_gateway_failover.md"))
+        for policy in ("lexical_only", "hybrid"):
+            res = json.loads(run("search", "Beschluss 2024/17", "--policy", policy, "--json",
+                                 "--local"))
+            top = res["hits"][0]
+            assert top["filename"] == "protokoll_werkausschuss_2024-03-12.txt", policy
+            assert top["keyword_score"] is not None and "<b>" in " ".join(top["highlights"])
+            stage = next(s for s in res["trace"]["stages"] if s["name"] == "keyword_search")
+            assert stage["params"]["index"] == "opensearch" and not stage.get("error")
+        assert "ok: store and both indexes agree" in run("check", "--full", "-q")
+        run("reindex", "-q")
+        assert "ok: store and both indexes agree" in run("check", "--full", "-q")
+        status = json.loads(run("status"))
+        assert status["index_meta"]["keyword"]["backend"] == "opensearch"
+    finally:  # the node outlives the test: drop its index
+        req = urllib.request.Request(f"{opensearch_url.split(',')[0]}/{prefix}-chunks",
+                                     method="DELETE")
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(req, timeout=10).close()
