@@ -85,6 +85,7 @@ class ElasticsearchKeywordIndex(EngineKeywordIndex):
         try:
             client = ElasticsearchClient(cfg, request_timeout, max_retries)
         except ValueError as exc:
-            raise ConfigError(f"elasticsearch_url {','.join(map(redact_url, cfg.hosts))!r}: {exc}") from exc
+            where = ",".join(map(redact_url, cfg.hosts))
+            raise ConfigError(f"elasticsearch_url {where!r}: {exc}") from exc
         super().__init__(client, cfg.url, index_name(cfg.index_prefix), field_boosts)
         self._es = client.es

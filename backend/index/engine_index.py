@@ -21,8 +21,8 @@ from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError, IndexMismatch, RagscopeError
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
 from backend.index.engine_dsl import (
-    DEFAULT_BOOSTS, MAX_QUERY_WORDS, MEMBERSHIPS, best_highlight, build_mapping, build_query, index_name,
-    redact_url, to_source,
+    DEFAULT_BOOSTS, MAX_QUERY_WORDS, MEMBERSHIPS, best_highlight, build_mapping, build_query,
+    index_name, redact_url, to_source,
 )
 
 log = logging.getLogger(__name__)
@@ -49,8 +49,8 @@ class QueryTooComplex(RequestRejected):
 
 # how both engines word a query over the clause limit (OpenSearch 2.19.6 answers 500
 # "Query contains too many nested clauses; maxClauseCount is set to 1024")
-TOO_MANY_CLAUSES = re.compile(r"maxClauseCount|too_many_(nested_)?clauses|too many (nested )?clauses",
-                              re.IGNORECASE)
+TOO_MANY_CLAUSES = re.compile(
+    r"maxClauseCount|too_many_(nested_)?clauses|too many (nested )?clauses", re.IGNORECASE)
 MIN_RETRY_WORDS = 8  # below this a query over the limit is given up (logged, no hits)
 
 

@@ -91,6 +91,7 @@ class OpenSearchKeywordIndex(EngineKeywordIndex):
         try:
             client = OpenSearchClient(cfg, request_timeout, max_retries)
         except (ValueError, ImproperlyConfigured) as exc:
-            raise ConfigError(f"opensearch_url {','.join(map(redact_url, cfg.hosts))!r}: {exc}") from exc
+            where = ",".join(map(redact_url, cfg.hosts))
+            raise ConfigError(f"opensearch_url {where!r}: {exc}") from exc
         super().__init__(client, cfg.url, index_name(cfg.index_prefix, "opensearch_index_prefix"),
                          field_boosts)

@@ -233,7 +233,8 @@ class SearchNode:
         return {k: str(v) for k, v in s.items()}
 
     def start(self, heap: str = DEFAULT_HEAP, timeout: float = START_TIMEOUT_S,
-              transport_port: int | None = None, cluster: "ClusterSpec | None" = None) -> NodeStatus:
+              transport_port: int | None = None,
+              cluster: "ClusterSpec | None" = None) -> NodeStatus:
         """Build (once), start, wait until the cluster is at least yellow."""
         current = self.status()
         if current.running:
