@@ -124,6 +124,7 @@ def build(settings: Settings) -> tuple[str, float | None]:
         mvn = _tool("mvn", "Maven 3, e.g. `apt-get install maven`")
         _tool("java", "Java 17, e.g. `apt-get install openjdk-17-jdk-headless`")
         started = time.monotonic()
+        shutil.rmtree(out / "lib", ignore_errors=True)  # no jars of an older pom.xml left
         cmd = [mvn, "-q", "-B", "-f", str(SOURCES / "pom.xml"), f"-Dsearchnode.build={out}",
                "package"]
         res = subprocess.run([*cmd[:1], "-o", *cmd[1:]], capture_output=True, text=True)
