@@ -159,3 +159,17 @@ def test_cli_ingest_search_check_reindex_on_opensearch(tmp_path, opensearch_url)
                                      method="DELETE")
         with contextlib.suppress(OSError):
             urllib.request.urlopen(req, timeout=10).close()
+
+
+def test_the_build_is_reused_until_the_sources_change(tmp_path, search_node_build_dir):
+    from backend.index.search_node import build, source_hash
+
+    shutil.copytree(search_node_build_dir, tmp_path / "build")  # the session's build
+    settings = Settings(data_dir=tmp_path / "data", search_node_build_dir=tmp_path / "build")
+    cp, seconds = build(settings)
+    assert seconds is None and cp.startswith(str(tmp_path / "build"))  # reused
+    stamp = tmp_path / "build" / "stamp.json"
+    assert json.loads(stamp.read_text())["hash"] == source_hash()
+    stamp.write_text(json.dumps({"hash": "older-sources"}))
+    _, again = build(settings)
+    assert again is not None and json.loads(stamp.read_text())["hash"] == source_hash()
