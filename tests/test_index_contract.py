@@ -608,3 +608,35 @@ def test_chroma_url_parsing_and_unreachable_server():
         parse_chroma_url("ftp://x")
     with pytest.raises(BackendUnavailable):
         ChromaVectorIndex(Settings(chroma_url=f"http://127.0.0.1:{_free_port()}"))
+
+
+@pytest.mark.integration
+def test_opensearch_index_of_an_older_analyzer_needs_reindex(opensearch_url, tmp_path):
+    """An index whose `_meta.analyzer` is another version (v2: the Porter stemmer) is
+    refused with IndexMismatch until `reset()` (what reindex calls) rebuilds it."""
+    import json as _json
+    import urllib.request
+
+    from backend.errors import IndexMismatch
+    from backend.index.engine_dsl import build_mapping
+    from backend.index.opensearch_index import OpenSearchKeywordIndex
+
+    prefix = f"ragscope-test-{uuid.uuid4().hex[:10]}"
+    old = build_mapping("opensearch:de=german_normalization+light_german,en=possessive+english,"
+                        "stop=_german_/_english_:v2")
+    req = urllib.request.Request(f"{opensearch_url.split(',')[0]}/{prefix}-chunks",
+                                 data=_json.dumps(old).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=30).close()
+    ix = OpenSearchKeywordIndex(Settings(data_dir=tmp_path, keyword_backend="opensearch",
+                                         opensearch_url=opensearch_url,
+                                         opensearch_index_prefix=prefix))
+    try:
+        with pytest.raises(IndexMismatch, match="v2.*run reindex"):
+            ix.count()
+        ix.reset()
+        ix.add(CORPUS)
+        assert [h.chunk_id for h in ix.search("deploy", 3)][:1] == ["en-2"]  # porter2 now
+    finally:
+        ix.drop()
+        ix.close()
