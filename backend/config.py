@@ -62,10 +62,11 @@ class Settings(BaseSettings):
     chunk_overlap: int = Field(
         120, ge=0, le=5000, description="Characters shared by neighbouring chunks of a section."
     )
-    keyword_backend: Literal["tantivy", "elasticsearch"] = Field(
+    keyword_backend: Literal["tantivy", "elasticsearch", "opensearch"] = Field(
         "tantivy",
-        description="BM25 index: `tantivy` (embedded, under data_dir) or `elasticsearch` "
-        "(needs elasticsearch_url).",
+        description="BM25 index: `tantivy` (embedded, under data_dir), `elasticsearch` "
+        "(needs elasticsearch_url) or `opensearch` (needs opensearch_url; a local node: "
+        "`python -m backend search-node start`).",
     )
     elasticsearch_url: str | None = Field(
         None, description="Elasticsearch URL, e.g. `http://127.0.0.1:9200`."
@@ -78,6 +79,23 @@ class Settings(BaseSettings):
     )
     elasticsearch_verify_certs: bool = Field(
         True, description="Verify TLS certificates of the Elasticsearch server."
+    )
+    opensearch_url: str | None = Field(
+        None, description="OpenSearch URL, e.g. `http://127.0.0.1:9200`; several nodes of a "
+        "cluster comma-separated (`http://127.0.0.1:9200,http://127.0.0.1:9201`)."
+    )
+    opensearch_username: str | None = Field(None, description="OpenSearch user name.")
+    opensearch_password: str | None = Field(None, description="OpenSearch password.")
+    opensearch_index_prefix: str = Field(
+        "ragscope", description="Prefix of the OpenSearch index names."
+    )
+    opensearch_verify_certs: bool = Field(
+        True, description="Verify TLS certificates of the OpenSearch server."
+    )
+    search_node_build_dir: Path | None = Field(
+        None, description="Where `search-node start` builds the OpenSearch launcher (classes "
+        "and its jar classpath). Empty: `<data_dir>/search-node/build`. Several data dirs may "
+        "share one.",
     )
     chroma_url: str | None = Field(
         None,
@@ -412,6 +430,8 @@ class Settings(BaseSettings):
             raise ValueError(str(exc)) from None
         if self.keyword_backend == "elasticsearch" and not self.elasticsearch_url:
             raise ValueError("keyword_backend=elasticsearch needs RAGSCOPE_ELASTICSEARCH_URL")
+        if self.keyword_backend == "opensearch" and not self.opensearch_url:
+            raise ValueError("keyword_backend=opensearch needs RAGSCOPE_OPENSEARCH_URL")
         return self
 
     # ---- derived paths -------------------------------------------------------------

@@ -15,8 +15,62 @@ SAMPLES = ROOT / "data" / "samples"
 
 # Settings come from the environment; keep a developer's RAGSCOPE_* out of the tests.
 for _k in [k for k in os.environ if k.startswith("RAGSCOPE_") and not k.startswith("RAGSCOPE_TEST_")
-           and k not in ("RAGSCOPE_ELASTICSEARCH_URL",)]:
+           and k not in ("RAGSCOPE_ELASTICSEARCH_URL", "RAGSCOPE_OPENSEARCH_URL")]:
     os.environ.pop(_k)
+# the node .ci/run started, for the `opensearch_url` fixture only (not a setting of every test)
+OPENSEARCH_URL = os.environ.pop("RAGSCOPE_OPENSEARCH_URL", None)
+
+
+@pytest.fixture(scope="session")
+def search_node_build_dir(tmp_path_factory):
+    """One build of the search-node launcher per session (RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR,
+    set by .ci/run, or a session temp dir); skips without mvn/java."""
+    import shutil
+
+    if not (shutil.which("mvn") and shutil.which("java")):
+        pytest.skip("mvn and java are needed to build the search node")
+    from backend.config import Settings
+    from backend.index.search_node import build
+
+    path = os.environ.get("RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR") or tmp_path_factory.mktemp("sn-build")
+    _, seconds = build(Settings(data_dir=tmp_path_factory.mktemp("sn-data"),
+                                search_node_build_dir=path))
+    print(f"search node build: {'reused' if seconds is None else f'{seconds:.1f} s'}")
+    return str(path)
+
+
+@pytest.fixture
+def own_search_node(tmp_path, search_node_build_dir):
+    """A node of the test's own on a free port (a test may stop and restart it); stopped
+    afterwards."""
+    from backend.config import Settings
+    from backend.index.search_node import SearchNode, free_port
+
+    node = SearchNode(Settings(data_dir=tmp_path / "search-node",
+                               search_node_build_dir=search_node_build_dir), free_port())
+    node.start()
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="session")
+def opensearch_url(request, tmp_path_factory):
+    """URL of an OpenSearch node: RAGSCOPE_OPENSEARCH_URL (`.ci/run` starts one), else a node
+    started here on a free 127.0.0.1 port with `search-node` (built once per session, or
+    in RAGSCOPE_TEST_SEARCH_NODE_BUILD_DIR) and stopped at the end of the session."""
+    if OPENSEARCH_URL:
+        yield OPENSEARCH_URL
+        return
+    from backend.config import Settings
+    from backend.index.search_node import SearchNode, free_port
+
+    build = request.getfixturevalue("search_node_build_dir")
+    node = SearchNode(Settings(data_dir=tmp_path_factory.mktemp("opensearch"),
+                               search_node_build_dir=build), free_port())
+    try:
+        yield node.start().url
+    finally:
+        node.stop()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -14,11 +14,13 @@ import pytest
 
 from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError
-from backend.index import elasticsearch_index as esi
+from backend.index import engine_dsl as esi
+from backend.index import engine_index
 from backend.index.base import IndexedChunk, IndexFilter, KeywordIndex
-from backend.index.elasticsearch_index import (
-    ANALYZER, FUZZINESS, PROBE_FIELD, ElasticsearchKeywordIndex, best_highlight, build_mapping,
-    build_query, filter_clauses, index_name, normalize_query, redact_url, to_source,
+from backend.index.elasticsearch_index import ANALYZER, ElasticsearchKeywordIndex
+from backend.index.engine_dsl import (
+    FUZZINESS, PROBE_FIELD, best_highlight, build_mapping, build_query, filter_clauses,
+    index_name, normalize_query, redact_url, to_source,
 )
 from tests.test_index_contract import SYNTAX_QUERIES
 
@@ -63,7 +65,7 @@ def test_mapping_has_german_and_english_analyzers():
     de, en = analyzers["rs_de"]["filter"], analyzers["rs_en"]["filter"]
     assert "german_normalization" in de and "lowercase" in de and "asciifolding" in de
     assert [stems[f] for f in de if f in stems] == ["light_german"]
-    assert [stems[f] for f in en if f in stems] == ["possessive_english", "english"]
+    assert [stems[f] for f in en if f in stems] == ["possessive_english", "porter2"]
     # search analyzers: the same chain plus stop words
     assert [f for f in analyzers["rs_de_search"]["filter"] if f != "rs_de_stop"] == de
     assert [f for f in analyzers["rs_en_search"]["filter"] if f != "rs_en_stop"] == en
@@ -78,7 +80,7 @@ def test_mapping_has_german_and_english_analyzers():
 def test_mapping_fields():
     m = build_mapping()["mappings"]
     props = m["properties"]
-    assert m["_meta"]["analyzer"] == ANALYZER and "v2" in ANALYZER  # v2: memberships
+    assert m["_meta"]["analyzer"] == ANALYZER and "v3" in ANALYZER  # v2: memberships, v3: porter2
     assert m["dynamic"] == "strict"
     for f in ("chunk_id", "document_id", "version_id", "doc_type", "language", "memberships"):
         assert props[f] == {"type": "keyword"}
@@ -330,7 +332,7 @@ def test_requests_sent_by_the_client(recorder, monkeypatch):
     assert all("compatible-with=8" in r[2]["accept"] for r in _Recorder.log)
 
     _Recorder.search_hits = [{"_id": c, "_score": 1.0, "sort": [c]} for c in "abc"]
-    monkeypatch.setattr(esi, "_PAGE", 2)
+    monkeypatch.setattr(engine_index, "_PAGE", 2)
     assert ix.ids() == {"a", "b", "c"}
     pages = [json.loads(r[3]) for r in _Recorder.log if r[1] == "/x-chunks/_search"]
     assert [p.get("search_after") for p in pages] == [None, ["b"]] and not pages[0]["_source"]

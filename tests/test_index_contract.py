@@ -4,6 +4,9 @@ Backends come from the parametrised `keyword_backend` / `vector_backend` fixture
 yields an `open()` callable; calling it again opens a second object on the same storage
 (persistence). To add a backend, add a param and a branch there — the tests stay the same.
 
+- OpenSearch always runs (marker `integration`): against RAGSCOPE_OPENSEARCH_URL (`.ci/run`
+  starts a node with `python -m backend search-node start`), else against a node the
+  `opensearch_url` fixture starts for the session.
 - Elasticsearch runs when RAGSCOPE_ELASTICSEARCH_URL is set (marker `integration`).
 - A Chroma server (`chroma run`) is started on a free 127.0.0.1 port when the `chroma`
   CLI is installed (marker `integration`); skipped if it does not answer within 30 s."""
@@ -27,28 +30,26 @@ from backend.index.base import IndexedChunk, IndexFilter, KeywordIndex, VectorIn
 ES_URL = os.environ.get("RAGSCOPE_ELASTICSEARCH_URL")
 CHROMA_CLI = shutil.which("chroma")
 
+# tantivy always; OpenSearch always (a node from the `opensearch_url` fixture: .ci/run's or
+# one started for the session); Elasticsearch only where a server is configured — the
+# Elasticsearch 8.x client refuses OpenSearch, so an OpenSearch node cannot stand in for it.
+KEYWORD_BACKENDS = [
+    pytest.param("tantivy"),
+    pytest.param("opensearch", marks=pytest.mark.integration),
+    *([pytest.param("elasticsearch", marks=pytest.mark.integration)] if ES_URL else []),
+]
 
-# ---- keyword backends ------------------------------------------------------------------
-@pytest.fixture(
-    params=[
-        pytest.param("tantivy"),
-        pytest.param(
-            "elasticsearch",
-            marks=[pytest.mark.integration,
-                   pytest.mark.skipif(not ES_URL, reason="RAGSCOPE_ELASTICSEARCH_URL not set")],
-        ),
-    ]
-)
-def keyword_backend(request, tmp_path):
-    opened: list[KeywordIndex] = []
-    if request.param == "tantivy":
-        settings = Settings(data_dir=tmp_path / "data")
-    else:  # elasticsearch: a unique index prefix per test, dropped afterwards
-        settings = Settings(
-            data_dir=tmp_path / "data", keyword_backend="elasticsearch",
-            elasticsearch_url=ES_URL, elasticsearch_index_prefix=f"ragscope-test-{uuid.uuid4().hex[:10]}",
-        )
 
+def keyword_settings(request, engine: str, data_dir) -> Settings:
+    """Settings of one backend; a server gets a unique index prefix."""
+    if engine == "tantivy":
+        return Settings(data_dir=data_dir)
+    url = ES_URL if engine == "elasticsearch" else request.getfixturevalue("opensearch_url")
+    return Settings(**{"data_dir": data_dir, "keyword_backend": engine, f"{engine}_url": url,
+                       f"{engine}_index_prefix": f"ragscope-test-{uuid.uuid4().hex[:10]}"})
+
+
+def _opener(settings: Settings, opened: list):
     def open_index() -> KeywordIndex:
         from backend.index.factory import make_keyword_index
 
@@ -56,13 +57,40 @@ def keyword_backend(request, tmp_path):
         opened.append(ix)
         return ix
 
-    yield open_index
-    if request.param == "elasticsearch" and opened:
-        last = open_index()  # the test may have closed the others
+    return open_index
+
+
+def _close_all(engine: str, open_index, opened: list) -> None:
+    """A server's index is dropped (through a new handle: the test may have closed the
+    others); every handle is closed."""
+    if engine != "tantivy" and opened:
+        last = open_index()
         drop = getattr(last, "drop", None)
         drop() if drop else last.reset()
     for ix in opened:
         ix.close()
+
+
+# ---- keyword backends ------------------------------------------------------------------
+@pytest.fixture(params=KEYWORD_BACKENDS)
+def keyword_backend(request, tmp_path):
+    opened: list[KeywordIndex] = []
+    open_index = _opener(keyword_settings(request, request.param, tmp_path / "data"), opened)
+    yield open_index
+    _close_all(request.param, open_index, opened)
+
+
+@pytest.fixture(scope="module", params=KEYWORD_BACKENDS)
+def corpus_index(request, tmp_path_factory):
+    """The CORPUS in one index per backend for the read-only tests (one index creation
+    instead of one per parametrised query: 96 of them per server backend)."""
+    opened: list[KeywordIndex] = []
+    open_index = _opener(keyword_settings(request, request.param,
+                                          tmp_path_factory.mktemp("corpus") / "data"), opened)
+    ix = open_index()
+    ix.add(CORPUS)
+    yield ix
+    _close_all(request.param, open_index, opened)
 
 
 def chunk(cid: str, text: str, doc: int = 1, doc_type: str = "note", **kw) -> IndexedChunk:
@@ -99,11 +127,13 @@ class TestKeywordIndexContract:
         ix.add(CORPUS)
         return ix
 
-    def test_protocol(self, ix):
+    def test_protocol(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         assert isinstance(ix, KeywordIndex)
         assert ix.name and ix.analyzer
 
-    def test_count_ids(self, ix):
+    def test_count_ids(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         assert ix.count() == len(CORPUS)
         assert ix.ids() == {c.chunk_id for c in CORPUS}
 
@@ -129,7 +159,8 @@ class TestKeywordIndexContract:
         assert "en-1" not in ix.ids()
         assert ix.search("committee", 5) == []
 
-    def test_texts_read_entries_back(self, ix):
+    def test_texts_read_entries_back(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         texts = ix.texts([CORPUS[0].chunk_id, "does-not-exist", CORPUS[1].chunk_id])
         assert texts == {CORPUS[0].chunk_id: CORPUS[0].text, CORPUS[1].chunk_id: CORPUS[1].text}
         assert ix.texts([]) == {}
@@ -160,7 +191,8 @@ class TestKeywordIndexContract:
         second.delete(["de-1"])
         assert second.count() == len(CORPUS) - 1
 
-    def test_ranks_scores_and_k(self, ix):
+    def test_ranks_scores_and_k(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         hits = ix.search("the decision committee budget deployment", 2)
         assert len(hits) == 2
         assert [h.rank for h in hits] == [1, 2]
@@ -172,21 +204,25 @@ class TestKeywordIndexContract:
         ("Beschlüsse", "de-1"), ("Konfigurationen", "de-1"), ("vorstand", "de-1"),
         ("decisions", "en-1"), ("deploy", "en-2"), ("restarting workers", "en-2"),
     ])
-    def test_stemming(self, ix, query, expected):
+    def test_stemming(self, corpus_index, query, expected):
+        ix = corpus_index  # read-only: the shared index
         assert [h.chunk_id for h in ix.search(query, 3)][:1] == [expected]
 
-    def test_metadata_fields_are_searchable(self, ix):
+    def test_metadata_fields_are_searchable(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         assert "en-2" in {h.chunk_id for h in ix.search("ops-handbook.pdf", 5)}
         assert "en-2" in {h.chunk_id for h in ix.search("Operations", 5)}
 
     @pytest.mark.parametrize("typo,expected", [("Konfigurtion", "de-1"), ("comittee", "en-1"),
                                                ("Deplyoment", "en-2")])
-    def test_fuzzy_finds_one_letter_typo(self, ix, typo, expected):
+    def test_fuzzy_finds_one_letter_typo(self, corpus_index, typo, expected):
+        ix = corpus_index  # read-only: the shared index
         assert expected not in {h.chunk_id for h in ix.search(typo, 5)}
         hits = ix.search(typo, 5, fuzzy=True)
         assert hits and hits[0].chunk_id == expected
 
-    def test_filters(self, ix):
+    def test_filters(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         def ids(flt, q="the der die notes chunk formula"):
             return {h.chunk_id for h in ix.search(q, 10, flt)}
 
@@ -231,17 +267,27 @@ class TestKeywordIndexContract:
 
     @pytest.mark.parametrize("query", SYNTAX_QUERIES, ids=lambda q: repr(q[:20]))
     @pytest.mark.parametrize("fuzzy", [False, True])
-    def test_any_text_is_a_valid_query(self, ix, query, fuzzy):
-        hits = ix.search(query, 5, fuzzy=fuzzy)
+    def test_any_text_is_a_valid_query(self, corpus_index, query, fuzzy):
+        hits = corpus_index.search(query, 5, fuzzy=fuzzy)
         assert isinstance(hits, list)
         assert all(h.score >= 0 for h in hits)
 
-    def test_apostrophe_and_time_queries_find_text(self, ix):
+    @pytest.mark.parametrize("fuzzy", [False, True])
+    def test_a_long_pasted_paragraph_still_finds_its_chunk(self, corpus_index, fuzzy):
+        """256 distinct words: over OpenSearch's 1024-clause limit (each word is matched
+        in several fields) — the engine backends retry with fewer words."""
+        filler = [f"zq{i:03d}xv" for i in range(255)]
+        hits = corpus_index.search(" ".join(["Mitgliederversammlung", *filler]), 5, fuzzy=fuzzy)
+        assert [h.chunk_id for h in hits][:1] == ["de-2"]
+
+    def test_apostrophe_and_time_queries_find_text(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         assert ix.search("committee's decision", 3)[0].chunk_id == "en-1"
         assert ix.search("4:51", 3)[0].chunk_id == "en-1"
         assert ix.search("(+)-limonene", 3)[0].chunk_id == "x-2"
 
-    def test_highlights_mark_terms_and_escape_html(self, ix):
+    def test_highlights_mark_terms_and_escape_html(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         hit = ix.search("Beschlüsse", 1)[0]
         assert hit.highlights and "<b>" in hit.highlights[0] and "</b>" in hit.highlights[0]
         assert "<b>Beschluss</b>" in hit.highlights[0]
@@ -252,7 +298,8 @@ class TestKeywordIndexContract:
         stripped = text.replace("<b>", "").replace("</b>", "")
         assert "<" not in stripped and ">" not in stripped
 
-    def test_fuzzy_hits_are_highlighted(self, ix):
+    def test_fuzzy_hits_are_highlighted(self, corpus_index):
+        ix = corpus_index  # read-only: the shared index
         hit = ix.search("Konfigurtion", 1, fuzzy=True)[0]
         assert "<b>Konfiguration</b>" in " ".join(hit.highlights)
 
@@ -561,3 +608,35 @@ def test_chroma_url_parsing_and_unreachable_server():
         parse_chroma_url("ftp://x")
     with pytest.raises(BackendUnavailable):
         ChromaVectorIndex(Settings(chroma_url=f"http://127.0.0.1:{_free_port()}"))
+
+
+@pytest.mark.integration
+def test_opensearch_index_of_an_older_analyzer_needs_reindex(opensearch_url, tmp_path):
+    """An index whose `_meta.analyzer` is another version (v2: the Porter stemmer) is
+    refused with IndexMismatch until `reset()` (what reindex calls) rebuilds it."""
+    import json as _json
+    import urllib.request
+
+    from backend.errors import IndexMismatch
+    from backend.index.engine_dsl import build_mapping
+    from backend.index.opensearch_index import OpenSearchKeywordIndex
+
+    prefix = f"ragscope-test-{uuid.uuid4().hex[:10]}"
+    old = build_mapping("opensearch:de=german_normalization+light_german,en=possessive+english,"
+                        "stop=_german_/_english_:v2")
+    req = urllib.request.Request(f"{opensearch_url.split(',')[0]}/{prefix}-chunks",
+                                 data=_json.dumps(old).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=30).close()
+    ix = OpenSearchKeywordIndex(Settings(data_dir=tmp_path, keyword_backend="opensearch",
+                                         opensearch_url=opensearch_url,
+                                         opensearch_index_prefix=prefix))
+    try:
+        with pytest.raises(IndexMismatch, match="v2.*run reindex"):
+            ix.count()
+        ix.reset()
+        ix.add(CORPUS)
+        assert [h.chunk_id for h in ix.search("deploy", 3)][:1] == ["en-2"]  # porter2 now
+    finally:
+        ix.drop()
+        ix.close()

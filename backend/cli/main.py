@@ -530,6 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import chatbot as cli_chatbot
     from backend.cli import crawl as cli_crawl
     from backend.cli import ingest as cli_ingest
+    from backend.cli import search_node as cli_search_node
 
     cli_crawl.register(sub)
     cli_chatbot.register(sub)
@@ -538,6 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_analysis.register(sub)
     cli_access.register(sub)
     cli_api.register(sub)
+    cli_search_node.register(sub)
     x = sub.add_parser("up", help="ingest the sample corpus, start the API and the dashboard")
     x.add_argument("--address", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8501)

@@ -1,5 +1,5 @@
 """Pick the index backends from settings. Backends are imported lazily so that a
-deployment without Elasticsearch (or a test that needs only one index) does not pay
+deployment without Elasticsearch/OpenSearch (or a test that needs only one index) does not pay
 for the others' imports."""
 from __future__ import annotations
 
@@ -26,4 +26,8 @@ def make_keyword_index(settings: Settings, lock: IndexWriteLock | None = None) -
         from backend.index.elasticsearch_index import ElasticsearchKeywordIndex
 
         return ElasticsearchKeywordIndex(settings)
+    if backend == "opensearch":
+        from backend.index.opensearch_index import OpenSearchKeywordIndex
+
+        return OpenSearchKeywordIndex(settings)
     raise ConfigError(f"unknown keyword_backend {backend!r}")  # pragma: no cover

@@ -1,0 +1,409 @@
+"""A local search engine node for the keyword index: `python -m backend search-node
+start|stop|status` (docs/elasticsearch.md, "A local OpenSearch node").
+
+The node is OpenSearch 2.19 assembled from Maven Central jars by the Maven project in this
+folder (pom.xml, src/: a `Node` subclass with the netty4 and analysis-common plugins on the
+classpath). It lives here rather than in a top-level tools/ folder because the top level of
+the repository is fixed (app.py, pages/, backend/, eval/, data/, tests/, ...), and it is
+part of the keyword index's backend.
+
+The Java build runs once: its output (classes + the jar classpath copied from ~/.m2) goes to
+`<data_dir>/search-node/build` (or `search_node_build_dir`) with a stamp of the sources, and
+later starts reuse it. Each node keeps its data and log under
+`<data_dir>/search-node/<engine>-<port>/`, and a state file there names its pid, so `stop`
+and `status` work from any later process."""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from backend.config import Settings
+from backend.errors import ConfigError, RagscopeError
+
+SOURCES = Path(__file__).resolve().parent
+MAIN_CLASS = "ragscope.searchnode.SearchNode"
+ENGINES = ("opensearch", "elasticsearch")
+DEFAULT_HEAP = "512m"
+START_TIMEOUT_S = 120.0
+STOP_TIMEOUT_S = 30.0
+
+# Checked with `mvn dependency:get` on 2026-12-01: the server jar and the HTTP transport
+# module of Elasticsearch 8 are on Maven Central, its analysis module is not.
+ELASTICSEARCH_MISSING = (
+    "an Elasticsearch 8.x node cannot be assembled from Maven Central: the server jar "
+    "(org.elasticsearch:elasticsearch:8.15.0) and the HTTP transport module "
+    "(org.elasticsearch.plugin:transport-netty4:8.15.0) are there, but the analysis module "
+    "with the stemmer, german_normalization, asciifolding and pattern-tokenizer factories the "
+    "ragscope mapping needs (org.elasticsearch.plugin:analysis-common) is not published for "
+    "any version (8.15.0, 8.19.0, 7.17.0 checked; no maven-metadata.xml). Use --engine "
+    "opensearch, or run an Elasticsearch distribution (docs/elasticsearch.md)")
+
+
+class SearchNodeError(RagscopeError):
+    """The node could not be built, started or stopped; the message says why (and where
+    the log is)."""
+
+
+@dataclass
+class NodeStatus:
+    """What `status` reports; `running` False means nothing answers on the port."""
+
+    port: int
+    running: bool
+    engine: str = ""
+    version: str = ""
+    url: str = ""
+    pid: int | None = None
+    ours: bool = False  # started by `search-node start` (False: some other server answers)
+    home: str = ""
+    build_seconds: float | None = None  # this start built the launcher (None: reused)
+    start_seconds: float | None = None
+    extra: dict = field(default_factory=dict)
+
+    def line(self) -> str:
+        if not self.running:
+            return f"no search node on 127.0.0.1:{self.port}"
+        who = f"pid {self.pid}" if self.ours else "not started by ragscope"
+        out = f"{self.engine} {self.version} running at {self.url} ({who})"
+        if self.start_seconds is not None:
+            built = ("build reused" if self.build_seconds is None
+                     else f"built in {self.build_seconds:.1f} s")
+            out += f"; {built}, started in {self.start_seconds:.1f} s"
+        return out
+
+
+# ---- building the launcher ----------------------------------------------------------------
+def source_hash() -> str:
+    """Hash of pom.xml and src/: a changed launcher is built again."""
+    h = hashlib.sha256()
+    files = [SOURCES / "pom.xml", *sorted(p for p in (SOURCES / "src").rglob("*") if p.is_file())]
+    for p in files:
+        h.update(str(p.relative_to(SOURCES)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def build_dir(settings: Settings) -> Path:
+    return Path(settings.search_node_build_dir or settings.data_dir / "search-node" / "build")
+
+
+def _tool(name: str, hint: str) -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    if name == "java" and java_home and (Path(java_home) / "bin" / "java").exists():
+        return str(Path(java_home) / "bin" / "java")
+    found = shutil.which(name)
+    if not found:
+        raise ConfigError(f"search-node needs `{name}` on PATH ({hint})")
+    return found
+
+
+def classpath(out: Path) -> str:
+    return os.pathsep.join([str(out / "search-node-1.jar"), str(out / "lib" / "*")])
+
+
+def build(settings: Settings) -> tuple[str, float | None]:
+    """(classpath, seconds the build took or None when an earlier build was reused).
+    Maven runs offline first (everything cached in ~/.m2), online only when that fails."""
+    out = build_dir(settings)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stamp_file, want = out / "stamp.json", source_hash()
+    with open(out.parent / "build.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two starts at once build once
+        if _stamp(stamp_file).get("hash") == want and (out / "search-node-1.jar").exists():
+            return classpath(out), None
+        mvn = _tool("mvn", "Maven 3, e.g. `apt-get install maven`")
+        _tool("java", "Java 17, e.g. `apt-get install openjdk-17-jdk-headless`")
+        started = time.monotonic()
+        shutil.rmtree(out / "lib", ignore_errors=True)  # no jars of an older pom.xml left
+        cmd = [mvn, "-q", "-B", "-f", str(SOURCES / "pom.xml"), f"-Dsearchnode.build={out}",
+               "package"]
+        res = subprocess.run([*cmd[:1], "-o", *cmd[1:]], capture_output=True, text=True)
+        mode = "offline"
+        if res.returncode != 0:
+            res, mode = subprocess.run(cmd, capture_output=True, text=True), "online"
+        if res.returncode != 0:
+            tail = (res.stdout + res.stderr).strip().splitlines()[-15:]
+            raise SearchNodeError("building the search node failed (" + " ".join(cmd) + "):\n"
+                                  + "\n".join(tail))
+        seconds = time.monotonic() - started
+        stamp_file.write_text(json.dumps({"hash": want, "seconds": round(seconds, 1),
+                                          "maven": mode, "built_at": time.time()}))
+        return classpath(out), seconds
+
+
+def _stamp(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+# ---- processes and ports --------------------------------------------------------------
+def port_free(port: int) -> bool:
+    """Nothing listens on 127.0.0.1:port (connections in TIME_WAIT do not count: the node
+    binds with SO_REUSEADDR, like this check)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    """The process exists, is no zombie, and is our launcher (guards against pid reuse)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
+    except ChildProcessError:
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z" and MAIN_CLASS.encode() in cmdline
+
+
+def http_json(url: str, timeout: float = 2.0) -> dict | None:
+    """GET a JSON document; None when nothing (or nothing JSON) answers."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return json.loads(resp.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+
+
+def engine_of(info: dict) -> tuple[str, str]:
+    """(engine, version) from the `GET /` document of Elasticsearch or OpenSearch."""
+    version = info.get("version") or {}
+    return version.get("distribution") or "elasticsearch", str(version.get("number") or "?")
+
+
+# ---- the node -------------------------------------------------------------------------
+class SearchNode:
+    """One node on 127.0.0.1:`port`; `start`, `stop`, `status` are idempotent."""
+
+    def __init__(self, settings: Settings, port: int = 9200, engine: str = "opensearch"):
+        if engine not in ENGINES:
+            raise ConfigError(f"--engine {engine!r}: one of {', '.join(ENGINES)}")
+        if engine == "elasticsearch":
+            raise ConfigError(ELASTICSEARCH_MISSING)
+        if not 1 <= port <= 65535:
+            raise ConfigError(f"--port {port}: not a TCP port")
+        self.settings, self.port, self.engine = settings, port, engine
+        self.home = Path(settings.data_dir) / "search-node" / f"{engine}-{port}"
+        self.state_file = self.home / "node.json"
+        self.log_file = self.home / "logs" / "node.log"
+        self.url = f"http://127.0.0.1:{port}"
+
+    def _state(self) -> dict:
+        return _stamp(self.state_file)
+
+    def node_settings(self, transport_port: int, cluster: "ClusterSpec | None" = None) -> dict:
+        """The node's settings (passed as key=value arguments to the launcher)."""
+        s = {
+            "path.home": self.home, "path.data": self.home / "data",
+            "path.logs": self.home / "logs", "network.host": "127.0.0.1",
+            "http.port": self.port, "transport.port": transport_port,
+            "cluster.name": "ragscope", "node.name": f"ragscope-{self.port}",
+            "bootstrap.memory_lock": "false",
+            # a full shared disk must not turn the indexes read-only under the tests
+            "cluster.routing.allocation.disk.threshold_enabled": "false",
+        }
+        if cluster is None:
+            s["discovery.type"] = "single-node"
+        else:
+            s.update(cluster.settings())
+        return {k: str(v) for k, v in s.items()}
+
+    def start(self, heap: str = DEFAULT_HEAP, timeout: float = START_TIMEOUT_S,
+              transport_port: int | None = None,
+              cluster: "ClusterSpec | None" = None) -> NodeStatus:
+        """Build (once), start, wait until the cluster is at least yellow."""
+        current = self.status()
+        if current.running:
+            if not current.ours:
+                raise SearchNodeError(f"port {self.port} is taken: {current.line()}")
+            return current
+        started = time.monotonic()
+        proc, build_seconds = self.spawn(heap, transport_port, cluster)
+        self.wait_healthy(proc, timeout, nodes=len(cluster.node_names) if cluster else 1)
+        status = self.status()
+        status.build_seconds, status.start_seconds = build_seconds, time.monotonic() - started
+        return status
+
+    def spawn(self, heap: str = DEFAULT_HEAP, transport_port: int | None = None,
+              cluster: "ClusterSpec | None" = None) -> tuple[subprocess.Popen, float | None]:
+        """Start the JVM without waiting for it: (process, build seconds or None)."""
+        if not port_free(self.port):
+            raise SearchNodeError(f"port {self.port} on 127.0.0.1 is in use by another process")
+        cp, build_seconds = build(self.settings)
+        if transport_port is None:
+            transport_port = self.port + 100 if self.port + 100 <= 65535 and port_free(
+                self.port + 100) else free_port()
+        elif not port_free(transport_port):
+            raise SearchNodeError(f"transport port {transport_port} on 127.0.0.1 is in use")
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        (self.home / "data").mkdir(parents=True, exist_ok=True)
+        cmd = [_tool("java", "Java 17"), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseSerialGC",
+               "-Djava.awt.headless=true", "-Dfile.encoding=UTF-8",
+               "-Dlog4j.shutdownHookEnabled=false", "-Dlog4j2.disable.jmx=true",
+               "-Dio.netty.noUnsafe=true", "-Dio.netty.recycler.maxCapacityPerThread=0",
+               "-cp", cp, MAIN_CLASS,
+               *(f"{k}={v}" for k, v in self.node_settings(transport_port, cluster).items())]
+        with open(self.log_file, "ab") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        self.state_file.write_text(json.dumps({
+            "pid": proc.pid, "port": self.port, "transport_port": transport_port,
+            "engine": self.engine, "heap": heap, "started_at": time.time(),
+            "cluster": list(cluster.node_names) if cluster else None}))
+        return proc, build_seconds
+
+    def wait_healthy(self, proc: subprocess.Popen, timeout: float = START_TIMEOUT_S,
+                     nodes: int = 1) -> None:
+        """Until the cluster is yellow or green with `nodes` nodes; stops the process and
+        raises (naming the log) when it exits or the time is up."""
+        try:
+            self._wait_healthy(proc, timeout, nodes)
+        except BaseException:
+            self._terminate(proc.pid)
+            raise
+
+    def _wait_healthy(self, proc: subprocess.Popen, timeout: float, nodes: int) -> None:
+        deadline = time.monotonic() + timeout
+        health = (f"{self.url}/_cluster/health?wait_for_status=yellow&wait_for_nodes=ge({nodes})"
+                  "&timeout=1s")
+        while True:
+            if proc.poll() is not None:
+                raise SearchNodeError(f"the search node exited with {proc.returncode} while "
+                                      f"starting; see {self.log_file}:\n{self._log_tail()}")
+            answer = http_json(health, timeout=3)
+            if (answer and answer.get("status") in ("yellow", "green")
+                    and not answer.get("timed_out")):
+                return
+            if time.monotonic() > deadline:
+                raise SearchNodeError(f"the search node did not become healthy within "
+                                      f"{timeout:.0f} s; see {self.log_file}:\n{self._log_tail()}")
+            time.sleep(0.3)
+
+    def _log_tail(self, lines: int = 12) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> bool:
+        """Stop the node started here; True when one was running."""
+        pid = self._state().get("pid")
+        running = bool(pid) and _alive(pid)
+        if running:
+            self._terminate(pid, timeout)
+        self.state_file.unlink(missing_ok=True)
+        return running
+
+    @staticmethod
+    def _terminate(pid: int, timeout: float = STOP_TIMEOUT_S) -> None:
+        """SIGTERM (the launcher's shutdown hook closes the node), SIGKILL after `timeout`."""
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                return
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                if not _alive(pid):
+                    return
+                time.sleep(0.2)
+        raise SearchNodeError(f"search node pid {pid} did not stop")
+
+    def status(self) -> NodeStatus:
+        """Whether our node (or any server) answers on the port, and which engine."""
+        state = self._state()
+        pid = state.get("pid")
+        ours = bool(pid) and _alive(pid)
+        if not ours and state:
+            self.state_file.unlink(missing_ok=True)  # stale: the process is gone
+        info = http_json(f"{self.url}/", timeout=3)
+        if info is None or "version" not in info:
+            return NodeStatus(self.port, False, pid=pid if ours else None, ours=ours,
+                              home=str(self.home))
+        engine, version = engine_of(info)
+        return NodeStatus(self.port, True, engine, version, self.url, pid if ours else None,
+                          ours, str(self.home), extra={"cluster_name": info.get("cluster_name")})
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Several nodes on loopback forming one cluster: every node knows all transport ports
+    and the names of the nodes that may become cluster manager at bootstrap."""
+
+    name: str
+    transport_ports: tuple[int, ...]
+    node_names: tuple[str, ...]
+
+    def settings(self) -> dict:
+        return {"cluster.name": self.name,
+                "discovery.seed_hosts": ",".join(f"127.0.0.1:{p}" for p in self.transport_ports),
+                "cluster.initial_cluster_manager_nodes": ",".join(self.node_names)}
+
+
+class SearchCluster:
+    """`nodes` nodes on 127.0.0.1 ports port … port+nodes-1 (transport port + 100 each)
+    forming one cluster. Indexes keep OpenSearch's default of one replica, so with two
+    nodes each holds every chunk and either can answer alone."""
+
+    def __init__(self, settings: Settings, port: int = 9200, nodes: int = 2):
+        if nodes < 2:
+            raise ConfigError(f"--nodes {nodes}: a cluster has at least 2 nodes")
+        self.nodes = [SearchNode(settings, port + i) for i in range(nodes)]
+        self.spec = ClusterSpec("ragscope", tuple(n.port + 100 for n in self.nodes),
+                                tuple(f"ragscope-{n.port}" for n in self.nodes))
+
+    @property
+    def url(self) -> str:
+        """The value for RAGSCOPE_OPENSEARCH_URL: every node, comma-separated."""
+        return ",".join(n.url for n in self.nodes)
+
+    def start(self, heap: str = DEFAULT_HEAP, timeout: float = START_TIMEOUT_S) -> list[NodeStatus]:
+        """Start the nodes that are not running, then wait until all have joined."""
+        started = time.monotonic()
+        procs = [(node, *node.spawn(heap, node.port + 100, self.spec))
+                 for node in self.nodes if not node.status().running]
+        for node, proc, _ in procs:
+            node.wait_healthy(proc, timeout, nodes=len(self.nodes))
+        out = self.status()
+        for st in out:
+            st.start_seconds = time.monotonic() - started if procs else None
+        return out
+
+    def start_node(self, index: int, heap: str = DEFAULT_HEAP,
+                   timeout: float = START_TIMEOUT_S) -> NodeStatus:
+        """(Re)start one node; it rejoins the cluster with the data it kept."""
+        node = self.nodes[index]
+        proc, _ = node.spawn(heap, node.port + 100, self.spec)
+        node.wait_healthy(proc, timeout, nodes=len(self.nodes))
+        return node.status()
+
+    def stop(self) -> bool:
+        return any([node.stop() for node in self.nodes])
+
+    def status(self) -> list[NodeStatus]:
+        return [node.status() for node in self.nodes]
