@@ -50,6 +50,12 @@ def test_hybrid_degrades_while_the_node_is_down_and_recovers(make_rs, own_search
     assert any("keyword search failed" in w for w in down.warnings)
     lexical = retriever.retrieve(QUERY, RetrievalParams(policy="lexical_only"), scope=EVERYTHING)
     assert lexical.hits == [] and any("keyword search failed" in w for w in lexical.warnings)
+    # an ingest while the node is down writes both indexes or neither (issue 21, section 3)
+    late = "chargectl_setup_guide.md"
+    outs = Ingestor(rs).ingest_paths([SAMPLES / late], collection="samples")
+    assert [o.status for o in outs] == ["failed"] and "not indexed" in outs[0].error
+    report = Ingestor(rs).check(full=True)  # the keyword index cannot be read: only vectors
+    assert not report.vector_orphans and not report.stuck_versions, report.problems()
 
     node.start()  # same data folder: the index and its chunks are still there
     deadline = time.monotonic() + 30  # the backend asks again once its fail-fast window ends
@@ -61,3 +67,9 @@ def test_hybrid_degrades_while_the_node_is_down_and_recovers(make_rs, own_search
     assert again.hits[0].keyword_score == pytest.approx(up.hits[0].keyword_score)
     report = Ingestor(rs).check(full=True)
     assert report.ok, report.summary()
+    outs = Ingestor(rs).ingest_paths([SAMPLES / late], collection="samples")  # again: it goes in
+    assert all(o.ok for o in outs), [o.error for o in outs]
+    found = retriever.retrieve("chargectl", RetrievalParams(policy="lexical_only"),
+                               scope=EVERYTHING)
+    assert found.hits and found.hits[0].filename == late
+    assert Ingestor(rs).check(full=True).ok
