@@ -259,7 +259,8 @@ def document_detail(rs: Ragscope, doc_id: int, *, scope: Scope) -> DocumentDetai
             .join(DocumentVersion, DocumentVersion.id == Chunk.version_id)
             .where(DocumentVersion.document_id == d.id).group_by(Chunk.version_id)).all())
         versions = [VersionInfo(v.id, v.number, v.status, bool(v.is_active), v.size_bytes,
-                                v.sha256, v.filename, v.page_count, v.language or "",
+                                (v.meta or {}).get("content_sha256") or v.sha256,
+                                v.filename, v.page_count, v.language or "",
                                 nchunks.get(v.id, 0), v.created_at, v.error,
                                 bool(v.original_path))
                     for v in sorted(d.versions, key=lambda v: v.number, reverse=True)]

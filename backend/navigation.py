@@ -247,7 +247,8 @@ def original_meta(rs, actor: Actor, doc_id: int, *,
                                                / v.original_path).is_file()
         return OriginalMeta(doc_id, v.number, name,
                             mimetypes.guess_type(name)[0] or "application/octet-stream",
-                            v.size_bytes, v.sha256, d.source_kind, d.source_uri, available)
+                            v.size_bytes, (v.meta or {}).get("content_sha256") or v.sha256,
+                            d.source_kind, d.source_uri, available)
 
 
 def original(rs, actor: Actor, doc_id: int, *,
@@ -256,7 +257,7 @@ def original(rs, actor: Actor, doc_id: int, *,
     scope = access.scope_of(rs, actor)
     with rs.store.session() as s:
         v = _version(s, scope, doc_id, version)
-        vid, sha = v.id, v.sha256
+        vid, sha = v.id, (v.meta or {}).get("content_sha256") or v.sha256
     orig = documents.original_file(rs, vid, scope=scope)
     if hashlib.sha256(orig.data).hexdigest() != sha:
         raise NotFound(f"the stored original of document {doc_id} does not match its "

@@ -203,3 +203,48 @@ def test_tokens_never_reach_the_log(api_env, caplog):
     for tok in api_env.tokens.values():
         assert tok not in text
     assert "rgs_bad" not in text
+
+
+def _private_api(make_rs, **settings):
+    from fastapi.testclient import TestClient
+
+    from backend.api.http import create_app
+
+    rs = make_rs(**settings)
+    tok = tokens.create_token(rs.store, "uploader", ["admin"], created_by="tests")[1]
+    client = TestClient(create_app(rs), raise_server_exceptions=False)
+    return rs, client, {"Authorization": f"Bearer {tok}"}
+
+
+def test_an_over_limit_upload_names_its_real_size(make_rs):
+    """A 3 MiB file over a 1 MiB limit said `file is 1.0 MiB` (the bytes read to refuse it)."""
+    rs, client, h = _private_api(make_rs, max_upload_mb=1.0)
+    files = [("files", ("gross.pdf", b"%PDF-1.4\n" + b"y" * (3 * 1048576)))]
+    e = _error(client.post("/api/ingest", files=files, headers=h), 413, "too_large")
+    assert e["message"] == ("gross.pdf: file is 3.0 MiB, over the upload limit of 1 MiB "
+                            "(RAGSCOPE_MAX_UPLOAD_MB)")
+
+
+def test_title_filter_matches_percent_and_underscore_literally(make_rs):
+    from backend.ingest.service import Ingestor
+
+    rs, client, h = _private_api(make_rs)
+    for name in ("rabatt_100%.txt", "plan.txt", "a_b.txt"):
+        Ingestor(rs).ingest_bytes(f"Text von {name} über Pumpen.".encode(), name)
+    found = {q: sorted(d["filename"] for d in client.get(
+        "/api/documents", params={"title": q}, headers=h).json()["items"])
+        for q in ("%", "_", "plan", "t_1")}
+    assert found == {"%": ["rabatt_100%.txt"], "_": ["a_b.txt", "rabatt_100%.txt"],
+                     "plan": ["plan.txt"], "t_1": ["rabatt_100%.txt"]}
+
+
+def test_documents_offer_a_display_safe_name_beside_the_exact_one(make_rs):
+    from backend.ingest.service import Ingestor
+
+    rs, client, h = _private_api(make_rs)
+    name = "bericht\u202etxt.md"
+    out = Ingestor(rs).ingest_bytes(b"# Bericht\n\nDie Pumpe P3 wurde getauscht.\n", name)
+    [row] = client.get("/api/documents", headers=h).json()["items"]
+    assert row["filename"] == name and row["display_name"] == "bericht\\u202etxt.md"
+    doc = client.get(f"/api/documents/{out.document_id}", headers=h).json()
+    assert doc["filename"] == name and doc["display_name"] == "bericht\\u202etxt.md"

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from backend.config import Settings
+from backend.display import TerminalGuard, safe_text
 from backend.errors import RagscopeError
 
 
@@ -61,7 +63,7 @@ def cmd_ingest(a) -> int:
     files = ing.rs.path_policy.find(a.paths)  # symlinks out of a folder, data dir: refused
     missing = [f.path for f in files if f.readable and not f.path.exists()]
     for p in missing:
-        print(f"error: {p}: no such file or folder", file=sys.stderr)
+        print(f"error: {safe_text(p)}: no such file or folder", file=sys.stderr)
     files = [f for f in files if not (f.readable and f.path in missing)]
     bar = tqdm(total=len(files), unit="file", disable=a.quiet or not files, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]{postfix}")
@@ -71,11 +73,11 @@ def cmd_ingest(a) -> int:
         if out is not None:
             bar.update(1)
             if out.status == "refused":
-                tqdm.write(f"REFUSED {out.error}", file=sys.stderr)
+                tqdm.write(f"REFUSED {safe_text(out.error)}", file=sys.stderr)
             elif out.status == "skipped":
                 pass  # listed with the summary
             elif not out.ok:
-                tqdm.write(f"FAILED {out.error}", file=sys.stderr)
+                tqdm.write(f"FAILED {safe_text(out.error)}", file=sys.stderr)
         # chunks embedded, rate and ETA (the bar's own ETA counts files, not their size)
         bar.set_postfix_str(p.summary().split(", ", 1)[-1], refresh=out is None)
 
@@ -90,12 +92,12 @@ def cmd_ingest(a) -> int:
     print(f"{len(outcomes)} files: {summary}; {chunks} chunks indexed")
     skipped = [o for o in outcomes if o.status == "skipped"]
     for o in skipped:  # every skipped file by name and reason (unsupported, hidden, symlink)
-        print(f"SKIPPED {o.error}")
+        print(f"SKIPPED {safe_text(o.error)}")
     for o in outcomes:
         if o.note:
-            print(f"note: {o.filename}: {o.note}")
+            print(f"note: {safe_text(o.filename)}: {safe_text(o.note)}")
         for w in o.warnings:
-            print(f"warning: {o.filename}: {w}", file=sys.stderr)
+            print(f"warning: {safe_text(o.filename)}: {safe_text(w)}", file=sys.stderr)
     return 1 if (missing or any(not o.ok for o in outcomes)) else 0
 
 
@@ -129,7 +131,7 @@ def cmd_list(a) -> int:
         1, a.limit, scope=scope)
     total = page.total
     rows = [(d.id, d.status, d.doc_type, d.file_type, d.active_version or "-", d.versions,
-             ",".join(d.collections), d.title) for d in page.rows]
+             safe_text(",".join(d.collections)), safe_text(d.title)) for d in page.rows]
     print(f"{'id':>4}  {'status':<8} {'type':<18} {'file':<5} {'ver':>3}/{'n':<2} "
           f"{'collections':<18} title")
     for r in rows:
@@ -156,13 +158,13 @@ def cmd_show(a) -> int:
     scope = scope_of(a, rs)
     d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
-    print(f"document {d.id}: {d.title}")
-    print(f"  file: {d.filename} ({d.file_type}), type: {d.doc_type}, status: {d.status}")
-    print(f"  source: {d.source_kind} {d.source_uri}")
-    print(f"  collections: {', '.join(d.collections) or '-'}")
+    print(f"document {d.id}: {safe_text(d.title)}")
+    print(f"  file: {safe_text(d.filename)} ({safe_text(d.file_type)}), type: {d.doc_type}, status: {d.status}")
+    print(f"  source: {d.source_kind} {safe_text(d.source_uri)}")
+    print(f"  collections: {safe_text(', '.join(d.collections)) or '-'}")
     for v in sorted(d.versions, key=lambda v: v.number):
         mark = "*" if v.id == d.active_version_id else " "
-        extra = f" error: {v.error}" if v.error else ""
+        extra = f" error: {safe_text(v.error)}" if v.error else ""
         print(f"  {mark} version {v.number} (id {v.id}) {v.status}, {v.size_bytes} bytes, "
               f"sha256 {v.sha256[:12]}, pages {v.page_count or '-'}, "
               f"lang {v.language or '-'}{extra}")
@@ -185,7 +187,7 @@ def cmd_show(a) -> int:
         pages = (f"p. {sec.page_start}" + (f"-{sec.page_end}" if sec.page_end != sec.page_start
                                             else "")) if sec.page_start else ""
         indent = "    " + "  " * max(0, sec.level - 1)
-        print(f"{indent}{sec.title}  [{sec.kind}, chars {sec.start}-{sec.end}"
+        print(f"{indent}{safe_text(sec.title)}  [{sec.kind}, chars {sec.start}-{sec.end}"
               f"{', ' + pages if pages else ''}, {sec.chunks} chunks]")
     return 0
 
@@ -544,15 +546,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalGuard(out), TerminalGuard(err)  # no raw control chars
+    try:
+        code = _run(args)
+        out.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
+        return code
+    except BrokenPipeError:  # `show X | head`: the reader left; no traceback, quiet exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())  # Python's final flush must not fail again
+        return 141  # 128 + SIGPIPE, as a shell tool ends
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args) -> int:
     from backend.private_files import private_umask
 
-    args = build_parser().parse_args(argv)
     try:
         with private_umask():  # nothing the command (or `up`'s dashboard) writes is readable
             return args.fn(args)  # by other users: see docs/security.md
     except RagscopeError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {safe_text(e)}", file=sys.stderr)
         return 2
     except ValueError as e:  # settings validation and similar bad input
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {safe_text(e)}", file=sys.stderr)
         return 2

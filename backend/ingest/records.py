@@ -194,6 +194,12 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def failed_key(sha: str, source_uri: str) -> str:
+    """The key a failed record keeps when another file claims its content hash (the unique
+    `DocumentVersion.sha256`): its own per source, never a content hash."""
+    return hashlib.sha256(f"failed\0{source_uri}\0{sha}".encode()).hexdigest()
+
+
 def chunk_id(version_sha: str, size: int, overlap: int, ordinal: int, variant: str = "") -> str:
     """Stable: the same version content, chunking parameters (a processing profile other than
     generic_text adds its `variant`) and position give the same id."""

@@ -30,6 +30,7 @@ from backend.ingest.reprocess import ReprocessMixin
 from backend.ingest.pipeline import Context, Prepared, prepare, stored_layout
 from backend.ingest.paths import FoundFile, open_file
 from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
+    failed_key,
     FLUSH_CHUNKS,
     FLUSH_FILES,
     IngestItem,
@@ -251,7 +252,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         linked: list[int] = []  # documents with indexed chunks that joined the collection
         early: IngestOutcome | None = None
         with self.store.session() as s:
-            existing = repo.version_by_sha(s, sha)
+            existing = _own_or_free(s, sha, source_uri)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
                 self._link(s, collection, doc, linked)
@@ -441,7 +442,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                 return IngestOutcome(filename, "failed", error=str(err))
             sha = h.hexdigest()
         with self.store.session() as s:
-            v = repo.version_by_sha(s, sha)
+            v = _own_or_free(s, sha, source_uri)
             if v is None:
                 doc = repo.document_by_source(s, source_uri)
                 if doc is None:
@@ -461,3 +462,17 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             out = IngestOutcome(filename, "failed", v.document_id, v.id, error=str(err))
         self._linked(linked, defer=self._links_waiting is not None)
         return out
+
+
+def _own_or_free(s, sha: str, source_uri: str) -> DocumentVersion | None:
+    """The version holding content `sha` — unless it is a failed record of another source:
+    every rejected file keeps a record and message of its own (three different empty files
+    are three failed documents), so that record gives the content hash up (it moves to a key
+    of its own source, the content's hash stays in its meta) and None is returned."""
+    v = repo.version_by_sha(s, sha)
+    if v is None or v.status != "failed" or v.document.source_uri == source_uri:
+        return v
+    v.meta = {**(v.meta or {}), "content_sha256": sha}
+    v.sha256 = failed_key(sha, v.document.source_uri)
+    s.flush()
+    return None
