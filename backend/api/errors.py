@@ -37,7 +37,8 @@ from backend.search_service import SearchInputError
 log = logging.getLogger("backend.api")
 
 STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                405: "method_not_allowed", 406: "not_acceptable", 409: "conflict",
+                405: "method_not_allowed", 406: "not_acceptable", 408: "request_timeout",
+                409: "conflict",
                 413: "too_large", 415: "unsupported_media_type", 422: "invalid_request",
                 429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 

@@ -194,10 +194,10 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def failed_key(sha: str, source_uri: str) -> str:
-    """The key a failed record keeps when another file claims its content hash (the unique
-    `DocumentVersion.sha256`): its own per source, never a content hash."""
-    return hashlib.sha256(f"failed\0{source_uri}\0{sha}".encode()).hexdigest()
+def failed_key(sha: str, version_id: int) -> str:
+    """The key a failed version keeps when another file claims its content hash (the unique
+    `DocumentVersion.sha256`): its own, never a content hash."""
+    return hashlib.sha256(f"failed\0{version_id}\0{sha}".encode()).hexdigest()
 
 
 def chunk_id(version_sha: str, size: int, overlap: int, ordinal: int, variant: str = "") -> str:

@@ -468,11 +468,11 @@ def _own_or_free(s, sha: str, source_uri: str) -> DocumentVersion | None:
     """The version holding content `sha` — unless it is a failed record of another source:
     every rejected file keeps a record and message of its own (three different empty files
     are three failed documents), so that record gives the content hash up (it moves to a key
-    of its own source, the content's hash stays in its meta) and None is returned."""
+    of its own, the content's hash stays in its meta) and None is returned."""
     v = repo.version_by_sha(s, sha)
     if v is None or v.status != "failed" or v.document.source_uri == source_uri:
         return v
     v.meta = {**(v.meta or {}), "content_sha256": sha}
-    v.sha256 = failed_key(sha, v.document.source_uri)
+    v.sha256 = failed_key(sha, v.id)
     s.flush()
     return None
