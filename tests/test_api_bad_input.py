@@ -248,3 +248,31 @@ def test_documents_offer_a_display_safe_name_beside_the_exact_one(make_rs):
     assert row["filename"] == name and row["display_name"] == "bericht\\u202etxt.md"
     doc = client.get(f"/api/documents/{out.document_id}", headers=h).json()
     assert doc["filename"] == name and doc["display_name"] == "bericht\\u202etxt.md"
+
+
+def test_every_bad_body_gets_a_documented_code_and_reason(api_env):
+    """docs/api.md's table: these were 400 `bad_request` "There was an error parsing the
+    body", 422 "Input should be a valid dictionary" and an undocumented `bad_request`."""
+    h = {**api_env.headers("root"), "content-type": "application/json"}
+    c = api_env.client
+    e = _error(c.post("/api/search", content=b'{"query": "\xff\xfe"}', headers=h), 400,
+               "malformed_json")
+    assert e["message"] == "the request body is not valid JSON (not UTF-8 text)"
+    deep = b'{"query": "x", "collections": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    e = _error(c.post("/api/search", content=deep, headers=h), 400, "malformed_json")
+    assert "nested too deeply" in e["message"]
+    as_text = {**api_env.headers("root"), "content-type": "text/plain"}
+    e = _error(c.post("/api/search", content=b'{"query": "x"}', headers=as_text), 415,
+               "unsupported_media_type")
+    assert e["message"] == ("the request body must be JSON sent as Content-Type: "
+                            "application/json (it was sent as text/plain)")
+    files = [("files", (f"a{i}.txt", b"x")) for i in range(21)]
+    e = _error(c.post("/api/ingest", files=files, headers=api_env.headers("board-writer")),
+               422, "invalid_request")
+    assert e["field"] == "files" and e["message"].startswith("files: 21 files in one upload")
+    e = _error(c.post("/api/ingest", files=[("files", ("", b"x"))],
+                      headers=api_env.headers("board-writer")), 422, "invalid_request")
+    assert e == {"code": "invalid_request", "field": "files",
+                 "message": "files: must be files (parts with a file name)"}
+    assert c.post("/api/search", json={"query": "Gateway"},
+                  headers=api_env.headers("root")).status_code == 200

@@ -140,3 +140,39 @@ class BodyDeadline:
         except BodyTimeout as e:  # raised outside the API's handlers (e.g. in the MCP app)
             if not started:
                 await _send_error(send, 408, "request_timeout", e.detail)
+
+
+class JsonBodies:
+    """A body sent to a JSON endpoint (every POST/PUT/PATCH under /api/ but the upload) must
+    say `Content-Type: application/json` (or `…+json`): JSON sent as text/plain, a form or
+    no type at all is a 415 naming what was sent, instead of a validation error about a
+    "dictionary". Requests without a body pass (`POST …/publish`)."""
+
+    METHODS = (b"POST", b"PUT", b"PATCH")
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        problem = self._problem(scope) if scope["type"] == "http" else None
+        if problem:
+            await _send_error(send, 415, "unsupported_media_type", problem)
+            return
+        await self.app(scope, receive, send)
+
+    def _problem(self, scope: Scope) -> str | None:
+        path = (scope.get("path") or "").rstrip("/")
+        if scope.get("method", "").encode() not in self.METHODS or not path.startswith("/api/") \
+                or path in UPLOAD_PATHS:
+            return None
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length", b"").strip()
+        if length in (b"", b"0") and b"transfer-encoding" not in headers:
+            return None  # no body
+        ctype = headers.get(b"content-type", b"").decode("latin-1")
+        media = ctype.split(";", 1)[0].strip().lower()
+        if media == "application/json" or (media.startswith("application/")
+                                           and media.endswith("+json")):
+            return None
+        sent = f"it was sent as {media}" if media else "it was sent without a Content-Type"
+        return f"the request body must be JSON sent as Content-Type: application/json ({sent})"
