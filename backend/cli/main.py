@@ -333,7 +333,8 @@ def cmd_search(a) -> int:
         topic = (stages[0].get("params") or {}).get("inventory_topic") if stages else None
         print(f"documents for: {topic or '(all)'}")
         for d in res["documents"]:
-            print(f"{d['rank']:>3}. {d['title']}  ({d['filename']}, {d['doc_type']}, "
+            print(f"{d['rank']:>3}. {safe_text(d['title'])}  ({safe_text(d['filename'])}, "
+                  f"{d['doc_type']}, "
                   f"score {d['score']:.3f})")
         return 0
 
@@ -348,7 +349,8 @@ def cmd_search(a) -> int:
         print(f"{h['rank']:>3} {h['score']:>7.3f} {f(h['vector_score'], h['vector_rank']):>11} "
               f"{f(h['keyword_score'], h['keyword_rank']):>11} "
               f"{f(h['fused_score'], h['fused_rank']):>11} "
-              f"{rr:>7}  {h['document_title']} › {h.get('breadcrumb') or '-'}{page}")
+              f"{rr:>7}  {safe_text(h['document_title'])} › "
+              f"{safe_text(h.get('breadcrumb') or '-')}{page}")
         snippet = " ".join(h["text"].split())[:160]
         print(f"{'':>12}{snippet}")
     via = f" (by the running process {link.pid})" if link else ""
