@@ -38,11 +38,20 @@ def has_unsafe(value: Any) -> bool:
 class TerminalGuard:
     """A text stream that escapes terminal control sequences (ESC, other C0/C1 controls, bidi
     overrides) in whatever is written through it; newline, tab and carriage return (progress
-    bars) pass. The CLI wraps stdout and stderr in it, so a value printed without `safe_text`
-    still cannot drive the terminal."""
+    bars) pass. The CLI wraps stdout and stderr in it when they are a terminal, so a value
+    printed without `safe_text` still cannot drive the terminal."""
 
     def __init__(self, stream: TextIO):
         self._stream = stream
+
+    @classmethod
+    def over(cls, stream: TextIO) -> "TextIO | TerminalGuard":
+        """The guard over a terminal; a file or pipe gets the bytes as they are (a CSV export
+        keeps its text; the values that matter went through `safe_text` anyway)."""
+        try:
+            return cls(stream) if stream.isatty() else stream
+        except (AttributeError, ValueError):
+            return stream
 
     def write(self, s: str) -> int:
         self._stream.write(_UNSAFE_IN_STREAM.sub(_escape, s))

@@ -31,6 +31,21 @@ def test_safe_text_escapes_controls_and_bidi_and_keeps_the_rest():
     assert safe_text("Prüfung der Pumpen – §4.txt") == "Prüfung der Pumpen – §4.txt"
 
 
+def test_the_terminal_guard_escapes_what_drives_a_terminal_and_passes_files_through():
+    import io
+
+    from backend.display import TerminalGuard
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    TerminalGuard.over(tty).write("a\x1b[2Jb\u202ec\x07 100%\r\n")
+    assert tty.getvalue() == "a\\x1b[2Jb\\u202ec\\x07 100%\r\n"  # progress bars keep \r
+    assert TerminalGuard.over(pipe) is pipe  # `> out.csv` keeps its bytes
+
+
 def test_hostile_names_stay_one_escaped_line_in_ingest_list_and_show(tmp_path):
     env = {**os.environ, "RAGSCOPE_DATA_DIR": str(tmp_path / "var")}
     inbox = tmp_path / "inbox"

@@ -550,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = TerminalGuard(out), TerminalGuard(err)  # no raw control chars
+    sys.stdout, sys.stderr = TerminalGuard.over(out), TerminalGuard.over(err)
     try:
         code = _run(args)
         out.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
