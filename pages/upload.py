@@ -61,7 +61,8 @@ LABELS = {"new": "ingested", "new_version": "new version", "duplicate": "duplica
 def _show(slot, out) -> None:
     """Replace a file's placeholder with its final status."""
     state = "complete" if out.ok else "error"
-    label = f"{md_escape(safe_text(out.filename))} — {md_escape(LABELS.get(out.status, out.status))}"
+    label = (f"{md_escape(safe_text(out.filename))} — "
+             f"{md_escape(LABELS.get(out.status, out.status))}")
     if out.ok and out.chunks:
         label += f", {out.chunks:d} chunks"
     with slot.container():
