@@ -377,6 +377,16 @@ class Settings(BaseSettings):
     api_max_upload_files: int = Field(
         20, ge=1, le=1000, description="Most files in one API upload (`POST /api/ingest`)."
     )
+    api_header_timeout_s: float = Field(
+        10.0, gt=0, le=3600, description="Seconds a client has to send a complete request "
+        "head after connecting (or after its previous response); then the connection is "
+        "closed (slow-client protection; nginx's client_header_timeout is 60 s)."
+    )
+    api_body_timeout_s: float = Field(
+        30.0, gt=0, le=3600, description="Seconds the API waits for the next part of a request "
+        "body before it answers 408 and closes the connection (between two reads, like "
+        "nginx's client_body_timeout)."
+    )
     api_allowed_hosts: str = Field(
         "", description="Comma-separated extra Host header values the MCP endpoint accepts "
         "(DNS-rebinding guard), e.g. `rag.example.org:443`, when the API is reached through a "

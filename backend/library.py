@@ -71,9 +71,11 @@ def _safe_name(name: str) -> str:
     return base if base not in ("", ".", "..") else ""
 
 
-def check_upload(rs, files: Sequence[tuple[str, bytes]], max_files: int
-                 ) -> list[tuple[str, bytes]]:
-    """The files with clean names, or an IngestError naming the first bad one."""
+def check_upload(rs, files: Sequence[tuple[str, bytes]], max_files: int,
+                 sizes: Sequence[int | None] = ()) -> list[tuple[str, bytes]]:
+    """The files with clean names, or an IngestError naming the first bad one. `sizes`: each
+    file's full size where the caller read only the first bytes over the limit (the API):
+    the message says the real size, or "more than" the bytes seen when it is unknown."""
     if not files:
         raise IngestError("files", "no file was uploaded")
     if len(files) > max_files:
@@ -81,13 +83,16 @@ def check_upload(rs, files: Sequence[tuple[str, bytes]], max_files: int
                                    "(RAGSCOPE_API_MAX_UPLOAD_FILES)")
     limit = rs.settings.max_upload_bytes
     out = []
-    for name, data in files:
+    for i, (name, data) in enumerate(files):
         clean = _safe_name(name or "")
         if not clean:
             raise IngestError(name or "(no name)", "the uploaded file has no file name")
         if len(data) > limit:
-            raise FileTooLarge(clean, f"file is {len(data) / 1048576:.1f} MiB, over the upload "
-                                      f"limit of {rs.settings.max_upload_mb:g} MiB "
+            size = sizes[i] if i < len(sizes) and sizes[i] else None
+            said = (f"{size / 1048576:.1f} MiB" if size and size >= len(data)
+                    else f"more than {rs.settings.max_upload_mb:g} MiB")
+            raise FileTooLarge(clean, f"file is {said}, over the upload limit of "
+                                      f"{rs.settings.max_upload_mb:g} MiB "
                                       "(RAGSCOPE_MAX_UPLOAD_MB)")
         out.append((clean, data))
     return out
@@ -95,13 +100,14 @@ def check_upload(rs, files: Sequence[tuple[str, bytes]], max_files: int
 
 def start_upload(rs, actor: Actor, files: Sequence[tuple[str, bytes]], *,
                  collection: str | None = None, knowledge_base: str | None = None,
-                 max_files: int = 20, wait: bool = False) -> int:
+                 max_files: int = 20, wait: bool = False,
+                 sizes: Sequence[int | None] = ()) -> int:
     """Check the files and the target collection (writable for the actor; a new one is
     made in `knowledge_base`, see backend/acl.py `writable_collection`), record an ingest
     job and run it in a background thread (`wait`: in this thread, for tests and
     scripts). Returns the job id."""
     access.require(actor, "upload")
-    files = check_upload(rs, files, max_files)
+    files = check_upload(rs, files, max_files, sizes)
     kb = (knowledge_base or "").strip() or None
     collection = acl.writable_collection(rs, actor, (collection or "").strip() or None, kb,
                                          action="upload", create=False)

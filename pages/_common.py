@@ -12,6 +12,7 @@ from backend import access, auth, sessions, upload_gate
 from backend import documents as docs
 from backend.config import Settings
 from backend.errors import RagscopeError
+from backend.display import safe_text  # noqa: F401  (names: control/bidi chars escaped)
 from backend.safe_markdown import md_escape, md_text  # noqa: F401  (the pages' escaping)
 from backend.services import Ragscope
 from backend.ui import state as K
@@ -192,7 +193,7 @@ def pick_document(key: str, label: str = "Document") -> int | None:
         st.session_state[K.EXPLORER_DOC_ID] = int(qp)
     current = st.session_state.get(K.EXPLORER_DOC_ID)
     recent = cached_documents(data_key(rs), current_scope(), docs.ExplorerFilter(), 1, 100).rows
-    titles = {r.id: r.title or r.filename for r in recent}
+    titles = {r.id: safe_text(r.title or r.filename) for r in recent}
     options = [r.id for r in recent]
     if current is not None and current not in options:
         options.insert(0, current)

@@ -17,6 +17,7 @@ from backend.analysis.xref import cross_reference
 from backend.errors import RagscopeError
 from backend.ui import state as K
 from pages._common import (
+    safe_text,
     cached_documents,
     current_scope,
     data_key,
@@ -176,7 +177,7 @@ with tabs[len(names) + 1]:
     else:
         recent = cached_documents(data_key(rs), scope, docs.ExplorerFilter(), 1, 100).rows
         choices = [r.id for r in recent if r.id != doc_id]
-        titles = {r.id: r.title or r.filename for r in recent}
+        titles = {r.id: safe_text(r.title or r.filename) for r in recent}
         other = st.selectbox("Other document", choices, key=K.ANALYSIS_OTHER_DOC,
                              format_func=lambda i: f"{i} · {titles.get(i, '')}"[:120])
         if other is not None:

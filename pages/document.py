@@ -8,6 +8,7 @@ from backend import documents as docs
 from backend.errors import NotFound
 from backend.ui import state as K
 from pages._common import (
+    safe_text,
     allowed,
     clear_listings,
     current_actor,
@@ -39,15 +40,15 @@ except NotFound as e:
     st.session_state[K.EXPLORER_DOC_ID] = None
     st.stop()
 
-st.subheader(md_escape(d.title or d.filename), anchor=False)
+st.subheader(md_escape(safe_text(d.title or d.filename)), anchor=False)
 m = st.columns(4)
 m[0].metric("Status", md_escape(d.status))
 m[1].metric("Type", md_escape(d.doc_type))
 m[2].metric("Format", md_escape(d.file_type or "-"))
 m[3].metric("Versions", len(d.versions))
 with st.expander("Metadata"):
-    st.json({"id": d.id, "file name": d.filename, "source kind": d.source_kind,
-             "source": d.source_uri, "collections": d.collections,
+    st.json({"id": d.id, "file name": safe_text(d.filename), "source kind": d.source_kind,
+             "source": safe_text(d.source_uri), "collections": d.collections,
              "created": str(d.created_at), "updated": str(d.updated_at), "meta": d.meta})
 
 # ---- versions ----------------------------------------------------------------------------
@@ -178,7 +179,7 @@ if allowed(user, "delete"):
             st.session_state[K.DOCUMENT_CONFIRM_DELETE] = True
             st.rerun()
     else:
-        st.warning(f"Delete **{md_escape(d.title or d.filename)}** with all {len(d.versions)} "
+        st.warning(f"Delete **{md_escape(safe_text(d.title or d.filename))}** with all {len(d.versions)} "
                    "versions, its chunks and stored originals? This cannot be undone. "
                    "Stored retrieval traces and chat sources keep only a 'deleted document' "
                    "mark in its place.")

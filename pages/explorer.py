@@ -4,6 +4,7 @@ import streamlit as st
 from backend import documents as docs
 from backend.ui import state as K
 from pages._common import (
+    safe_text,
     cached_documents,
     cached_filter_options,
     current_scope,
@@ -62,10 +63,10 @@ first = (result.page - 1) * result.page_size + 1
 st.caption(f"Documents {first:d}–{first + len(result.rows) - 1:d} of {result.total:d} · "
            f"page {result.page:d} of {result.pages:d}")
 st.dataframe(
-    [{"id": r.id, "title": r.title, "file": r.filename, "type": r.doc_type,
+    [{"id": r.id, "title": safe_text(r.title), "file": safe_text(r.filename), "type": r.doc_type,
       "format": r.file_type, "source": r.source_kind, "status": r.status,
       "version": r.active_version, "versions": r.versions,
-      "collections": ", ".join(r.collections), "updated": r.updated_at}
+      "collections": safe_text(", ".join(r.collections)), "updated": r.updated_at}
      for r in result.rows],
     hide_index=True, column_config={"id": st.column_config.NumberColumn("id", format="%d")})
 
@@ -81,7 +82,7 @@ with nav2:
     st.selectbox("Per page", docs.PAGE_SIZES, key=K.EXPLORER_PAGE_SIZE, on_change=_reset_page)
 
 st.divider()
-titles = {r.id: r.title or r.filename for r in result.rows}
+titles = {r.id: safe_text(r.title or r.filename) for r in result.rows}
 ids = list(titles)
 if st.session_state.get(K.EXPLORER_PICK) not in ids:
     st.session_state[K.EXPLORER_PICK] = (st.session_state[K.EXPLORER_DOC_ID]

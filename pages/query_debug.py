@@ -20,6 +20,7 @@ from backend.retrieval.report import (
 )
 from backend.ui import state as K
 from pages._common import (
+    safe_text,
     current_actor,
     current_scope,
     get_rs,
@@ -141,7 +142,8 @@ def _render(result: dict, label: str) -> None:
         st.warning(md_escape(w))
     if result["mode"] == "inventory":
         st.info("Inventory question: a document list instead of passages.")
-        st.dataframe([{"rank": d["rank"], "document": d["title"], "file": d["filename"],
+        st.dataframe([{"rank": d["rank"], "document": safe_text(d["title"]),
+                       "file": safe_text(d["filename"]),
                        "type": d["doc_type"], "score": round(d["score"], 4)}
                       for d in result["documents"]], hide_index=True)
     rows = hits_rows(result)
@@ -152,7 +154,7 @@ def _render(result: dict, label: str) -> None:
     st.dataframe(rows, hide_index=True)
     for h in result["hits"][:10]:
         with st.expander(f"#{h['rank']:d} · {h['score']:.3f} · "
-                         f"{md_escape(h['document_title'] or h['filename'])} "
+                         f"{md_escape(safe_text(h['document_title'] or h['filename']))} "
                          f"› {md_escape(h.get('breadcrumb') or '-')}"
                          + (f" · p. {md_escape(h['page'])}" if h["page"] else "")):
             st.markdown(stage_line(h))

@@ -6,6 +6,7 @@ from backend import acl
 from backend import documents as docs
 from backend.ui import state as K
 from pages._common import (
+    safe_text,
     clear_listings,
     current_actor,
     current_scope,
@@ -60,14 +61,15 @@ LABELS = {"new": "ingested", "new_version": "new version", "duplicate": "duplica
 def _show(slot, out) -> None:
     """Replace a file's placeholder with its final status."""
     state = "complete" if out.ok else "error"
-    label = f"{md_escape(out.filename)} — {md_escape(LABELS.get(out.status, out.status))}"
+    label = (f"{md_escape(safe_text(out.filename))} — "
+             f"{md_escape(LABELS.get(out.status, out.status))}")
     if out.ok and out.chunks:
         label += f", {out.chunks:d} chunks"
     with slot.container():
         with st.status(label, state=state,
                        expanded=not out.ok or bool(out.warnings) or bool(out.note)):
             if out.error:
-                st.error(md_escape(out.error))
+                st.error(md_escape(safe_text(out.error)))
             for w in out.warnings:
                 st.warning(md_escape(w))
             if out.note:  # e.g. a new version of a same-named document
@@ -100,8 +102,9 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
     clear_listings()
     if outcomes is not None:
         st.session_state[K.UPLOAD_RESULTS] = [
-            {"file": o.filename, "status": o.status, "document": o.document_id,
-             "chunks": o.chunks, "error": o.error or "", "warnings": "; ".join(o.warnings)}
+            {"file": safe_text(o.filename), "status": o.status, "document": o.document_id,
+             "chunks": o.chunks, "error": safe_text(o.error or ""),
+             "warnings": safe_text("; ".join(o.warnings))}
             for o in outcomes]
         st.session_state[K.UPLOAD_NONCE] += 1  # an empty uploader on the next run
         failed = sum(not o.ok for o in outcomes)

@@ -239,3 +239,15 @@ def test_topics_comparisons_and_changes_of_a_named_document():
     assert recognise("Where else is the Eichberg reservoir mentioned?").topic == \
         "Eichberg reservoir"
     assert has_cue("Welche Risiken gibt es?") and not has_cue("Welche Portnummer?")
+
+
+def test_what_was_or_is_not_needed_is_no_requirement():
+    """"Eine Abstimmung war nicht erforderlich." was listed as a requirement."""
+    text = ("Eine Abstimmung war nicht erforderlich. Eine Genehmigung ist nicht erforderlich. "
+            "No vote was required. Die Pumpe muss bis Juni geprüft werden. Für den Umbau ist "
+            "eine Genehmigung erforderlich. Der Betreiber muss berichten; eine Abstimmung war "
+            "nicht erforderlich.")
+    reqs = [r.text for r in run_extractor("requirements", _src(text))]
+    assert reqs == ["Die Pumpe muss bis Juni geprüft werden.",
+                    "Für den Umbau ist eine Genehmigung erforderlich.",
+                    "Der Betreiber muss berichten; eine Abstimmung war nicht erforderlich."]

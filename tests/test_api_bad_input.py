@@ -203,3 +203,76 @@ def test_tokens_never_reach_the_log(api_env, caplog):
     for tok in api_env.tokens.values():
         assert tok not in text
     assert "rgs_bad" not in text
+
+
+def _private_api(make_rs, **settings):
+    from fastapi.testclient import TestClient
+
+    from backend.api.http import create_app
+
+    rs = make_rs(**settings)
+    tok = tokens.create_token(rs.store, "uploader", ["admin"], created_by="tests")[1]
+    client = TestClient(create_app(rs), raise_server_exceptions=False)
+    return rs, client, {"Authorization": f"Bearer {tok}"}
+
+
+def test_an_over_limit_upload_names_its_real_size(make_rs):
+    """A 3 MiB file over a 1 MiB limit said `file is 1.0 MiB` (the bytes read to refuse it)."""
+    rs, client, h = _private_api(make_rs, max_upload_mb=1.0)
+    files = [("files", ("gross.pdf", b"%PDF-1.4\n" + b"y" * (3 * 1048576)))]
+    e = _error(client.post("/api/ingest", files=files, headers=h), 413, "too_large")
+    assert e["message"] == ("gross.pdf: file is 3.0 MiB, over the upload limit of 1 MiB "
+                            "(RAGSCOPE_MAX_UPLOAD_MB)")
+
+
+def test_title_filter_matches_percent_and_underscore_literally(make_rs):
+    from backend.ingest.service import Ingestor
+
+    rs, client, h = _private_api(make_rs)
+    for name in ("rabatt_100%.txt", "plan.txt", "a_b.txt"):
+        Ingestor(rs).ingest_bytes(f"Text von {name} über Pumpen.".encode(), name)
+    found = {q: sorted(d["filename"] for d in client.get(
+        "/api/documents", params={"title": q}, headers=h).json()["items"])
+        for q in ("%", "_", "plan", "t_1")}
+    assert found == {"%": ["rabatt_100%.txt"], "_": ["a_b.txt", "rabatt_100%.txt"],
+                     "plan": ["plan.txt"], "t_1": ["rabatt_100%.txt"]}
+
+
+def test_documents_offer_a_display_safe_name_beside_the_exact_one(make_rs):
+    from backend.ingest.service import Ingestor
+
+    rs, client, h = _private_api(make_rs)
+    name = "bericht\u202etxt.md"
+    out = Ingestor(rs).ingest_bytes(b"# Bericht\n\nDie Pumpe P3 wurde getauscht.\n", name)
+    [row] = client.get("/api/documents", headers=h).json()["items"]
+    assert row["filename"] == name and row["display_name"] == "bericht\\u202etxt.md"
+    doc = client.get(f"/api/documents/{out.document_id}", headers=h).json()
+    assert doc["filename"] == name and doc["display_name"] == "bericht\\u202etxt.md"
+
+
+def test_every_bad_body_gets_a_documented_code_and_reason(api_env):
+    """docs/api.md's table: these were 400 `bad_request` "There was an error parsing the
+    body", 422 "Input should be a valid dictionary" and an undocumented `bad_request`."""
+    h = {**api_env.headers("root"), "content-type": "application/json"}
+    c = api_env.client
+    e = _error(c.post("/api/search", content=b'{"query": "\xff\xfe"}', headers=h), 400,
+               "malformed_json")
+    assert e["message"] == "the request body is not valid JSON (not UTF-8 text)"
+    deep = b'{"query": "x", "collections": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    e = _error(c.post("/api/search", content=deep, headers=h), 400, "malformed_json")
+    assert "nested too deeply" in e["message"]
+    as_text = {**api_env.headers("root"), "content-type": "text/plain"}
+    e = _error(c.post("/api/search", content=b'{"query": "x"}', headers=as_text), 415,
+               "unsupported_media_type")
+    assert e["message"] == ("the request body must be JSON sent as Content-Type: "
+                            "application/json (it was sent as text/plain)")
+    files = [("files", (f"a{i}.txt", b"x")) for i in range(21)]
+    e = _error(c.post("/api/ingest", files=files, headers=api_env.headers("board-writer")),
+               422, "invalid_request")
+    assert e["field"] == "files" and e["message"].startswith("files: 21 files in one upload")
+    e = _error(c.post("/api/ingest", files=[("files", ("", b"x"))],
+                      headers=api_env.headers("board-writer")), 422, "invalid_request")
+    assert e == {"code": "invalid_request", "field": "files",
+                 "message": "files: must be files (parts with a file name)"}
+    assert c.post("/api/search", json={"query": "Gateway"},
+                  headers=api_env.headers("root")).status_code == 200

@@ -286,3 +286,24 @@ def test_every_tool_answers_only_within_the_principals_scope(api_env, who, allow
     assert {d["id"] for d in listed["items"]} == visible and listed["total"] == len(visible)
     colls = results[("list_collections", str({}))].structured_content
     assert {c["name"] for c in colls["items"]} == set(allowed)
+
+
+def test_tool_errors_use_the_http_apis_codes_and_refuse_unknown_arguments(live, api_env):
+    """Unknown arguments were ignored and bad ones answered with pydantic's raw report."""
+    async def go():
+        async with _streamable(live, api_env.tokens["ops-reader"]) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            unknown = await c.call_tool("smart_search", {"query": "Gateway", "colections": ["x"]})
+            bad = await c.call_tool("smart_search", {"query": "Gateway", "limit": 500})
+            missing = await c.call_tool("get_document_fulltext", {"document_id": 999999})
+            return tools, unknown, bad, missing
+
+    tools, unknown, bad, missing = _run(go())
+    assert tools["smart_search"].input_schema["additionalProperties"] is False
+    assert unknown.is_error and unknown.content[0].text.endswith(
+        "invalid_request: colections: unknown field")
+    assert bad.is_error and bad.content[0].text.endswith(
+        "invalid_request: limit: Input should be less than or equal to 50")
+    assert "validation error" not in bad.content[0].text and "[type=" not in bad.content[0].text
+    assert missing.is_error and missing.content[0].text.endswith(
+        "not_found: document 999999 not found")

@@ -166,7 +166,7 @@ def test_the_routes_refuse_non_loopback_clients_and_unknown_arguments(make_rs):
     assert ok.status_code == 200 and ok.json()["hits"] == []
     bad = near.post("/api/_local/search", json={**body, "shell": "rm"},
                     headers={cli_bridge.SECRET_HEADER: "s3cret"})
-    assert bad.status_code == 400 and "shell" in bad.json()["error"]["message"]
+    assert bad.status_code == 422 and "shell" in bad.json()["error"]["message"]
     app.state.local_secret = None  # a process that announced nothing accepts nothing
     assert near.post("/api/_local/search", json=body,
                      headers={cli_bridge.SECRET_HEADER: "s3cret"}).status_code == 404

@@ -406,3 +406,24 @@ def test_stopping_the_scheduler_cancels_its_running_crawl(make_rs):
         run = svc.history(src.id)[0]
         assert run.status == "cancelled", (run.status, run.error)
         assert 2 <= run.pages_done < 13
+
+
+def test_links_with_credentials_are_refused_never_fetched_without_them(make_rs, site):
+    """docs/crawling.md says URLs with credentials are refused; an in-page link
+    `http://user:pw@host/x` used to be fetched as `http://host/x` (credentials stripped)."""
+    b = site.base
+    host = b.split("//", 1)[1]
+    site.routes["/"] = Reply(200, page("Start", "Harbour start page with two links.",
+                                       f"http://ops:Geheim123@{host}/intern", "/offen"))
+    site.routes["/intern"] = Reply(200, page("Intern", "Internal dredging schedule."))
+    site.routes["/offen"] = Reply(200, page("Offen", "Public ferry timetable."))
+    rs = make_rs(crawl_allowed_hosts=f"127.0.0.1:{site.port}")
+    svc = service(rs, UrlGuard(rs.settings.crawl_allowed_hosts))
+    p = svc.crawl_url(b + "/", "creds", max_pages=10, max_depth=2, delay_s=0,
+                      respect_robots=False, use_sitemap=False)
+    events = {e.url: (e.outcome, e.reason) for e in svc.events(p.run_id)}
+    assert events[f"http://ops:***@{host}/intern"] == ("refused",
+                                                        "URLs with credentials are not crawled")
+    assert events[b + "/offen"][0] == "new"
+    assert ("127.0.0.1", "/intern") not in site.log
+    assert not any("Geheim123" in u for u in events)  # the password is not stored either

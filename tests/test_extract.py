@@ -466,3 +466,35 @@ def test_extract_limit_defaults_are_the_settings_defaults():
     from backend.ingest.extract.limits import ExtractLimits
 
     assert ExtractLimits() == ExtractLimits.from_settings(Settings())
+
+
+def test_what_pypdf_repairs_becomes_the_files_warning_not_log_noise(ingestor, tmp_path, capfd):
+    """pypdf's "EOF marker not found" and "Stream length not defined" went to stderr and the
+    API's log; now a readable PDF carries them as its warning, a truncated one fails alone
+    with its error, and neither leaks."""
+    import logging
+
+    from tests.fixtures.documents import make_pdf
+
+    good = make_pdf([["Die Pumpen im Werk Nord wurden im Mai geprüft."]])
+    (tmp_path / "repariert.pdf").write_bytes(good.replace(b"/Length", b"/Lenxth", 1))
+    (tmp_path / "abgeschnitten.pdf").write_bytes(good[:-6])
+    class Seen(logging.Handler):  # what the API's log and stderr (root handlers) get
+        records: list = []
+
+        def emit(self, record):
+            self.records.append(record)
+
+    seen = Seen(logging.WARNING)
+    logging.getLogger().addHandler(seen)
+    try:
+        outs = {o.filename: o for o in ingestor.ingest_paths(sorted(tmp_path.iterdir()))}
+    finally:
+        logging.getLogger().removeHandler(seen)
+    fixed, cut = outs["repariert.pdf"], outs["abgeschnitten.pdf"]
+    assert fixed.status == "new"
+    assert any(w.startswith("PDF repaired while reading: Stream length not defined")
+               for w in fixed.warnings), fixed.warnings
+    assert cut.status == "failed" and "corrupt or truncated PDF" in cut.error
+    assert not [r for r in seen.records if r.name.startswith("pypdf")]
+    assert "EOF marker" not in capfd.readouterr().err

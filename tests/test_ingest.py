@@ -10,7 +10,7 @@ from backend.errors import IndexMismatch, NotFound
 from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store import repo
-from backend.store.models import DocumentVersion
+from backend.store.models import Document, DocumentVersion
 from backend.access import Scope
 
 EVERYTHING = Scope.everything()
@@ -99,6 +99,31 @@ def test_bad_files_fail_alone_and_are_recorded(ingestor, corpus):
         assert {v.filename for v in failed} == set(reasons)
         assert all(v.error for v in failed)
     assert "handbuch.md" in _search_docs(small.rs, "gateway.max_connections")
+
+
+def test_every_rejected_file_keeps_its_own_record_and_message(ingestor, tmp_path):
+    """Three empty files of three formats have one content hash; each is its own failed
+    document naming itself (the second used to take over the first's record and message),
+    and a readable file with the bytes of a rejected one is a document of its own."""
+    for name in ("empty.txt", "empty.pdf", "empty.docx"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "notes.xyz").write_text("Die Schleuse bleibt im Januar geschlossen.\n")
+    (tmp_path / "notes.txt").write_text("Die Schleuse bleibt im Januar geschlossen.\n")
+    names = ["empty.txt", "empty.pdf", "empty.docx", "notes.xyz", "notes.txt"]
+    outs = [o for n in names for o in ingestor.ingest_paths([tmp_path / n], collection="c")]
+    assert [o.status for o in outs] == ["failed"] * 4 + ["new"]
+    for o in outs[:3]:
+        assert o.error.startswith(o.filename) and "empty" in o.error
+    assert len({o.document_id for o in outs}) == 5
+    with ingestor.store.session() as s:
+        failed = {v.filename: v.error for v in s.query(DocumentVersion)
+                  .filter(DocumentVersion.status == "failed")}
+        docs = {d.filename: d.status for d in s.query(Document)}
+    assert failed == {o.filename: o.error for o in outs[:4]}
+    assert docs == {"empty.txt": "failed", "empty.pdf": "failed", "empty.docx": "failed",
+                    "notes.xyz": "failed", "notes.txt": "active"}
+    again = ingestor.ingest_paths([tmp_path / "empty.txt"], collection="c")[0]
+    assert again.status == "failed" and again.document_id == outs[0].document_id
 
 
 def test_latin1_text_is_decoded_with_a_warning(ingestor, tmp_path):

@@ -166,3 +166,25 @@ def test_ingestor_refuses_a_file_named_directly_in_the_data_dir(ingestor, layout
     cookie = layout["data_dir"] / "auth" / "cookie_key"
     out = Ingestor(ingestor.rs).ingest_file(cookie)
     assert out.status == "refused" and "ragscope's own data" in out.error
+
+
+def test_every_entry_a_folder_walk_does_not_read_is_reported_with_a_reason(ingestor, layout):
+    """A symlink without a supported extension out of the folder, a named pipe and a link
+    to an unsupported file inside it were left out without a word."""
+    inbox = layout["inbox"]
+    (inbox / "passwd_noext").symlink_to(layout["secret"] / "passwd.txt")
+    (inbox / "etc_passwd").symlink_to("/etc/passwd")
+    os.mkfifo(inbox / "pipe.txt")
+    (inbox / "bild.xyz").write_bytes(b"x")
+    (inbox / "bild_link").symlink_to(inbox / "bild.xyz")
+    outs = {o.filename: o for o in ingestor.ingest_paths([inbox], collection="c")}
+    root = inbox.resolve()
+    assert outs["passwd_noext"].status == "refused"
+    assert outs["passwd_noext"].error == (f"{root}/passwd_noext: symlink to a target outside "
+                                          f"{root} (not followed)")
+    assert outs["etc_passwd"].status == "refused" and "system" in outs["etc_passwd"].error
+    assert outs["pipe.txt"].status == "skipped"
+    assert outs["pipe.txt"].error == f"{root}/pipe.txt: not a regular file (named pipe)"
+    assert outs["bild_link"].status == "skipped" and "unsupported" in outs["bild_link"].error
+    assert outs["wehr.md"].status == "new"  # the batch went on
+    assert "Zebrafink" not in _texts(ingestor.rs)

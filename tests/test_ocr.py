@@ -215,3 +215,28 @@ def test_scans_are_typed_scanned_with_ocr_traits_and_profile(ocr_rs):
         assert scan.classification["secondary_types"][:1] == ["information_sheet"]
         assert mixed.primary_type == "financial_report"  # one page of three scanned
         assert "is_ocr" in mixed.classification["traits"]
+
+
+def test_a_scans_first_line_is_its_title_not_its_first_numbered_chapter(ingestor, tmp_path):
+    """An OCR'd report got the title "1 Prüfung der Pumpen" (its first chapter) although its
+    first line is its title."""
+    import importlib.util
+
+    from tests.fixtures.documents import make_pdf
+
+    spec = importlib.util.spec_from_file_location("make_ocr", ROOT / "data" / "make_ocr_fixtures.py")
+    make = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make)
+    original = tmp_path / "bericht.pdf"
+    original.write_bytes(make_pdf([[
+        "Prüfbericht Pumpwerk Nord 2024", "1 Prüfung der Pumpen",
+        "Die Pumpen P1 bis P4 wurden am 12. März 2024 geprüft. Alle Lager waren in Ordnung.",
+        "2 Ergebnis", "Die Anlage ist betriebsbereit. Die nächste Prüfung folgt im März 2025."]]))
+    scan = tmp_path / "scan_pruefbericht.pdf"
+    scan.write_bytes(make.image_pdf([make.render(original, 0, seed=7)]))
+    [out] = ingestor.ingest_paths([scan])
+    assert out.status == "new", out.error
+    with ingestor.store.session() as s:
+        doc = repo.get_document(s, out.document_id)
+        assert "Prüfung der Pumpen" in doc.versions[0].text  # read by OCR
+        assert doc.title == "Prüfbericht Pumpwerk Nord 2024"

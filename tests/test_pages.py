@@ -320,6 +320,28 @@ def test_explorer_paginates_without_loading_everything(app, bare):
     assert len(at.dataframe[0].value) == total
 
 
+def test_explorer_shows_control_and_bidi_characters_in_names_as_escapes(app, bare):
+    """A file named `bericht\u202etxt.md` showed as `berichtdm.txt`; one with ESC or a
+    newline reached the page raw."""
+    data = bare[0]
+    rs = Ragscope(Settings(data_dir=data))
+    names = ["bericht\u202etxt.md", "zeile\nzwei.md", "\x1b[2Jklar.md"]
+    with rs.store.session() as s:
+        docs = [Document(title=n.rsplit(".", 1)[0], filename=n, source_kind="file",
+                         source_uri=f"file:///x/{i}", file_type="md", status="active")
+                for i, n in enumerate(names)]
+        s.add_all(docs)
+        s.flush()
+        default = repo.get_or_create_collection(s, rs.settings.default_collection)
+        for d in docs:
+            repo.link(s, default, d.id)
+    rs.close()
+    at = open_page(app(data, "viewer"), "explorer")
+    shown = set(at.dataframe[0].value["file"])
+    assert shown == {"bericht\\u202etxt.md", "zeile\\nzwei.md", "\\x1b[2Jklar.md"}
+    assert not any(ch in "".join(at.dataframe[0].value["title"]) for ch in "\u202e\n\x1b")
+
+
 # ---- document detail -------------------------------------------------------------------
 
 

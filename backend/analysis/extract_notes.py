@@ -26,8 +26,13 @@ _ZU_INF = re.compile(r"\b(?:ist|sind)\b[^;]{0,160}?(?:\bzu\s+[a-zäöü]+(?:en|e
                      r"\b[a-zäöüß]{2,}zu[a-zäöüß]{3,}en\b)")
 _PREREQ_SECTION = re.compile(r"\b(?:prerequisites?|requirements?|voraussetzungen|anforderungen|"
                              r"systemvoraussetzungen)\b", re.I)
-_NOT_REQ = re.compile(r"\b(?:no decision was required|was required|were required|war erforderlich|"
-                      r"waren erforderlich)\b", re.I)
+# what was (not) needed, or is not needed: a statement, no obligation ("Eine Abstimmung war
+# nicht erforderlich.", "No vote was required."); taken out before the modal words are sought
+_NOT_REQ = re.compile(r"\b(?:no decision was required|(?:was|were)\s+(?:not\s+)?required|"
+                      r"(?:is|are)\s+not\s+required|not\s+(?:required|necessary|needed)|"
+                      r"(?:war|waren|wäre|wären)\s+(?:\w+\s+){0,3}?(?:erforderlich|notwendig|nötig)|"
+                      r"nicht\s+(?:erforderlich|notwendig|nötig|benötigt)|"
+                      r"(?:keine|kein)\s+\w+\s+(?:erforderlich|notwendig|nötig))\b", re.I)
 
 
 def extract_requirements(src: Source) -> list[Item]:
@@ -42,9 +47,10 @@ def extract_requirements(src: Source) -> list[Item]:
             prereq[u.section] = bool(_PREREQ_SECTION.search(src.sections[u.section].label))
         if u.kind == "item" and prereq[u.section]:
             signals.append("prerequisite_section")
-        if _MUST_EN.search(t) and not _NOT_REQ.search(t):
+        said = _NOT_REQ.sub(" ", t)  # "muss …; eine Abstimmung war nicht erforderlich" stays
+        if _MUST_EN.search(said):
             signals.append("modal_en")
-        if _MUST_DE.search(t):
+        if _MUST_DE.search(said):
             signals.append("modal_de")
         if _ZU_INF.search(t):
             signals.append("zu_infinitive")

@@ -22,6 +22,7 @@ def cmd_api(a) -> int:
     """Serve the HTTP API and MCP (uvicorn) in the foreground."""
     import uvicorn
 
+    from backend.api import serving
     from backend.api.http import create_app
 
     s = Settings()
@@ -36,9 +37,12 @@ def cmd_api(a) -> int:
         local = "127.0.0.1" if host in ("0.0.0.0", "localhost") else \
             "[::1]" if host in ("::", "::1") else host
         app.state.local_secret = cli_bridge.publish(s.data_dir, f"http://{local}:{port}")
+    serving.exit_on_sigterm()  # clean-up below runs on SIGTERM as on Ctrl-C
     try:
-        uvicorn.run(app, host=host, port=port, log_level=a.log_level, access_log=True,
-                    proxy_headers=False, server_header=False)
+        server = uvicorn.Server(serving.config(app, host=host, port=port,
+                                               log_level=a.log_level, settings=s))
+        serving.guard_root_logger()
+        server.run()
     finally:
         from backend.cli import bridge as cli_bridge
 

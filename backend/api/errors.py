@@ -15,12 +15,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from backend.api.tokens import TokenError, TokenRefused
+from backend.api.tokens import TokenRefused
 from backend.auth import PermissionDenied
-from backend.chat.types import ChatInputError
 from backend.errors import (
-    AccessConfigError,
-    AnalysisError,
     BackendUnavailable,
     ChatbotError,
     FileTooLarge,
@@ -37,7 +34,8 @@ from backend.search_service import SearchInputError
 log = logging.getLogger("backend.api")
 
 STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                405: "method_not_allowed", 406: "not_acceptable", 409: "conflict",
+                405: "method_not_allowed", 406: "not_acceptable", 408: "request_timeout",
+                409: "conflict",
                 413: "too_large", 415: "unsupported_media_type", 422: "invalid_request",
                 429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 
@@ -70,11 +68,10 @@ def _loc(loc: tuple[Any, ...]) -> str | None:
     return ".".join(str(p) for p in loc) or None
 
 
-def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-    errors = exc.errors()
+def describe(errors: list[dict]) -> tuple[str | None, str]:
+    """The field and the message of validation errors (pydantic's `errors()`), as the HTTP
+    API and the MCP tools both say them: `limit: Input should be less than or equal to 100`."""
     first = errors[0] if errors else {"loc": (), "msg": "invalid request", "type": ""}
-    if first.get("type") == "json_invalid":
-        return error_response(400, "the request body is not valid JSON", code="malformed_json")
     field = _loc(tuple(first.get("loc") or ()))
     msg = str(first.get("msg") or "invalid value")
     if first.get("type") == "extra_forbidden":
@@ -82,13 +79,36 @@ def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
                else "unknown field")
     elif first.get("type") == "missing":
         msg = "field required"
+    elif "Expected UploadFile" in msg:  # a form part without a file name
+        field, msg = (field or "files").split(".")[0], "must be files (parts with a file name)"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return error_response(422, f"{field or 'request'}: {msg}{more}", field=field)
+    return field, f"{field or 'request'}: {msg}{more}"
+
+
+def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = exc.errors()
+    if errors and errors[0].get("type") == "json_invalid":
+        return error_response(400, "the request body is not valid JSON", code="malformed_json")
+    field, message = describe(list(errors))
+    return error_response(422, message, field=field)
+
+
+def _unparsable(cause: BaseException | None) -> str:
+    """Why FastAPI could not parse a JSON body ("There was an error parsing the body")."""
+    if isinstance(cause, UnicodeDecodeError):
+        return "the request body is not valid JSON (not UTF-8 text)"
+    if isinstance(cause, RecursionError):
+        return "the request body is not valid JSON we accept (nested too deeply)"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return "the request body is not valid JSON we accept (a number with too many digits)"
+    return "the request body is not valid JSON"
 
 
 def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     message = exc.detail if isinstance(exc.detail, str) else STATUS_CODES.get(exc.status_code,
                                                                               "error")
+    if exc.status_code == 400 and message == "There was an error parsing the body":
+        return error_response(400, _unparsable(exc.__cause__), code="malformed_json")
     if exc.status_code == 404 and message == "Not Found":
         message = f"no such endpoint: {request.method} {request.url.path}"
     elif exc.status_code == 405:
@@ -107,24 +127,30 @@ def _status_of(exc: RagscopeError) -> tuple[int, str | None]:
         return 413, "files"
     if isinstance(exc, UnsupportedFormat):
         return 415, "files"
-    if isinstance(exc, IngestError):
-        return 400, "files"
+    if isinstance(exc, IngestError):  # an upload refused as a whole (no file, 21 files)
+        return 422, "files"
     if isinstance(exc, InvalidChatbot):  # every field's error in the message, the first named
         return 422, next(iter(exc.errors), None)
     if isinstance(exc, (IndexMismatch, ChatbotError)):
         return 409, None
     if isinstance(exc, BackendUnavailable):
         return 503, None
-    if isinstance(exc, (ChatInputError, TokenError, AccessConfigError, AnalysisError)):
-        return 422, None
-    return 400, None
+    return 422, None  # bad input the service refused with its reason (ChatInputError,
+    # TokenError, AccessConfigError, AnalysisError, a crawl URL, ...)
+
+
+def classify(exc: RagscopeError) -> tuple[int, str, str | None]:
+    """Status, code and field of one of ragscope's errors: the vocabulary of the HTTP API
+    and of the MCP tools (docs/api.md, "Errors")."""
+    status, field = _status_of(exc)
+    field = getattr(exc, "field", None) or field
+    code = f"token_{exc.reason}" if isinstance(exc, TokenRefused) else STATUS_CODES[status]
+    return status, code, field
 
 
 def _ragscope(request: Request, exc: RagscopeError) -> JSONResponse:
-    status, field = _status_of(exc)
-    field = getattr(exc, "field", None) or field
+    status, code, field = classify(exc)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    code = f"token_{exc.reason}" if isinstance(exc, TokenRefused) else None
     return error_response(status, str(exc), code=code, field=field, headers=headers)
 
 
@@ -161,7 +187,7 @@ def install(app: FastAPI) -> None:
 
 
 ERROR_RESPONSES = {code: {"model": ErrorBody, "description": STATUS_CODES[code]}
-                   for code in (400, 401, 403, 404, 413, 422)}
+                   for code in (400, 401, 403, 404, 408, 413, 415, 422)}
 CHATBOT_RESPONSES = {**ERROR_RESPONSES, **{code: {"model": ErrorBody,
                                                    "description": STATUS_CODES[code]}
                                             for code in (409, 503)}}

@@ -23,7 +23,7 @@ from starlette.routing import Mount
 from backend import __version__
 from backend.api import errors
 from backend.api.deps import actor_for
-from backend.api.limits import MULTIPART_OVERHEAD, BodyLimit
+from backend.api.limits import MULTIPART_OVERHEAD, BodyDeadline, BodyLimit, JsonBodies
 from backend.api.tokens import TokenRefused
 from backend.config import Settings
 from backend.services import Ragscope
@@ -106,4 +106,6 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     app.router.routes.append(Mount("/mcp-sse", app=TokenGate(sse, rs)))
     upload = s.max_upload_bytes * s.api_max_upload_files + MULTIPART_OVERHEAD
     app.add_middleware(BodyLimit, json_limit=s.api_max_body_kb * 1024, upload_limit=upload)
+    app.add_middleware(JsonBodies)
+    app.add_middleware(BodyDeadline, seconds=s.api_body_timeout_s)  # outermost: times reads
     return app

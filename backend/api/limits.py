@@ -1,9 +1,12 @@
 """Request size limits, before a route reads the body: a pure ASGI middleware that refuses a
 declared Content-Length over the limit at once and counts the bytes of a chunked body as
 they arrive (413 with the API's error body either way). Uploads get the ingestion limit per
-file times the files allowed per upload; every other request the JSON limit."""
+file times the files allowed per upload; every other request the JSON limit. `BodyDeadline`:
+a body whose next part is overdue is a 408 (slow clients)."""
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any, Awaitable, Callable
 
 from starlette.exceptions import HTTPException
@@ -76,12 +79,100 @@ class BodyLimit:
                 await self._refuse(send, limit)
 
     async def _refuse(self, send: Send, limit: int) -> None:
-        import json
+        await _send_error(send, 413, "too_large", _message(limit))
 
-        body = json.dumps({"error": {"code": "too_large", "message": _message(limit),
-                                     "field": None}}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+
+async def _send_error(send: Send, status: int, code: str, message: str) -> None:
+    """The API's error body, and the connection closed after it."""
+    body = json.dumps({"error": {"code": code, "message": message, "field": None}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyTimeout(HTTPException):
+    """Raised from `receive` when the next part of a request body is overdue (408)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(408, f"the request body was not sent within {seconds:g} s "
+                              "(RAGSCOPE_API_BODY_TIMEOUT_S)", headers={"Connection": "close"})
+
+
+class BodyDeadline:
+    """Slow-client protection for bodies: each read of the request body must arrive within
+    `seconds` (a client that declares a body and stops sending gets 408 and is closed). Only
+    while the body is incomplete: a streaming response's wait for the disconnect is not
+    timed."""
+
+    def __init__(self, app, *, seconds: float):
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        done = False
+        started = False
+
+        async def timed() -> dict[str, Any]:
+            nonlocal done
+            if done:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.seconds)
+            except asyncio.TimeoutError:
+                raise BodyTimeout(self.seconds) from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                done = True
+            return message
+
+        async def tracked(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, timed, tracked)
+        except BodyTimeout as e:  # raised outside the API's handlers (e.g. in the MCP app)
+            if not started:
+                await _send_error(send, 408, "request_timeout", e.detail)
+
+
+class JsonBodies:
+    """A body sent to a JSON endpoint (every POST/PUT/PATCH under /api/ but the upload) must
+    say `Content-Type: application/json` (or `…+json`): JSON sent as text/plain, a form or
+    no type at all is a 415 naming what was sent, instead of a validation error about a
+    "dictionary". Requests without a body pass (`POST …/publish`)."""
+
+    METHODS = (b"POST", b"PUT", b"PATCH")
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        problem = self._problem(scope) if scope["type"] == "http" else None
+        if problem:
+            await _send_error(send, 415, "unsupported_media_type", problem)
+            return
+        await self.app(scope, receive, send)
+
+    def _problem(self, scope: Scope) -> str | None:
+        path = (scope.get("path") or "").rstrip("/")
+        if scope.get("method", "").encode() not in self.METHODS or not path.startswith("/api/") \
+                or path in UPLOAD_PATHS:
+            return None
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length", b"").strip()
+        if length in (b"", b"0") and b"transfer-encoding" not in headers:
+            return None  # no body
+        ctype = headers.get(b"content-type", b"").decode("latin-1")
+        media = ctype.split(";", 1)[0].strip().lower()
+        if media == "application/json" or (media.startswith("application/")
+                                           and media.endswith("+json")):
+            return None
+        sent = f"it was sent as {media}" if media else "it was sent without a Content-Type"
+        return f"the request body must be JSON sent as Content-Type: application/json ({sent})"

@@ -6,8 +6,10 @@ call; over stdio (`python -m backend mcp`) the token is given once (RAGSCOPE_MCP
 
 Each tool parses its arguments (typed: the SDK derives the JSON schema from them), calls the
 service layer and returns the JSON shape the HTTP API returns (backend/api/serialise.py).
-ragscope's own errors come back as tool errors with their message; anything unexpected as
-"internal error" with an id that the server log has (never a stack trace)."""
+ragscope's own errors come back as tool errors with the HTTP API's code and message
+(`not_found: document 7 not found`, `invalid_request: limit: …`; unknown arguments are
+refused); anything unexpected as `internal_error` with an id that the server log has (never
+a stack trace)."""
 from __future__ import annotations
 
 import base64
@@ -18,11 +20,12 @@ from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from pydantic import Field, ValidationError
 
 from backend import __version__, documents, library, navigation, search_service
 from backend.access import Actor, scope_of
-from backend.api import mcp_analysis, serialise
+from backend.api import errors, mcp_analysis, serialise
 from backend.api.deps import actor_for
 from backend.errors import RagscopeError
 
@@ -67,15 +70,17 @@ def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except RagscopeError as e:
-            raise ToolError(str(e)) from None
-        except ValueError as e:  # parameters a service model refused
-            raise ToolError(f"invalid arguments: {e}") from None
+        except RagscopeError as e:  # the HTTP API's code first: one vocabulary
+            raise ToolError(f"{errors.classify(e)[1]}: {e}") from None
+        except ValidationError as e:  # parameters a service model refused
+            raise ToolError(f"invalid_request: {errors.describe(e.errors())[1]}") from None
+        except ValueError as e:
+            raise ToolError(f"invalid_request: {e}") from None
         except Exception:
             rid = uuid.uuid4().hex[:12]
             log.exception("MCP tool %s failed (request id %s)", fn.__name__, rid)
-            raise ToolError(f"internal error (request id {rid}); the server log has the "
-                            "details") from None
+            raise ToolError(f"internal_error: internal error (request id {rid}); the server "
+                            "log has the details") from None
     return wrapper
 
 
@@ -217,7 +222,36 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
         return out
 
     mcp_analysis.register(mcp, rs, auth, _tool)  # analyze_document, summarize_document, ...
+    _strict(mcp)
     return mcp
+
+
+class _StrictTool(Tool):
+    """A tool whose arguments are checked like an HTTP body: an unknown argument is refused
+    (the SDK ignored it) and a bad one is named in the HTTP API's words
+    (`invalid_request: limit: Input should be less than or equal to 50`), not as pydantic's
+    multi-line report."""
+
+    async def run(self, arguments: dict[str, Any], context, convert_result: bool = False):
+        meta = self.fn_metadata
+        unknown = sorted(set(arguments) - {f.alias or n for n, f in
+                                           meta.arg_model.model_fields.items()})
+        if unknown:
+            raise ToolError(f"invalid_request: {unknown[0]}: unknown field"
+                            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+        try:
+            meta.arg_model.model_validate(meta.pre_parse_json(dict(arguments)))
+        except ValidationError as e:
+            raise ToolError(f"invalid_request: {errors.describe(e.errors())[1]}") from None
+        return await super().run(arguments, context, convert_result)
+
+
+def _strict(mcp: MCPServer) -> None:
+    """Every registered tool becomes a `_StrictTool` (same fields; the class is swapped, so
+    the SDK's registry keeps working) and its schema says `additionalProperties: false`."""
+    for tool in mcp._tool_manager.list_tools():
+        tool.__class__ = _StrictTool
+        tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
 def _base_url(ctx: Context) -> str | None:

@@ -51,10 +51,11 @@ def ingest(request: Request, files: Annotated[list[UploadFile], File(description
     RAGSCOPE_MAX_UPLOAD_MB, RAGSCOPE_API_MAX_UPLOAD_FILES files per upload."""
     rs = services(request)
     limit = rs.settings.max_upload_bytes
-    data = [(f.filename or "", f.file.read(limit + 1)) for f in files]
+    data = [(f.filename or "", f.file.read(limit + 1)) for f in files]  # enough to refuse
     job_id = library.start_upload(rs, actor, data, collection=collection,
                                   knowledge_base=knowledge_base,
-                                  max_files=rs.settings.api_max_upload_files)
+                                  max_files=rs.settings.api_max_upload_files,
+                                  sizes=[f.size for f in files])  # for the message
     info = library.job_info(rs, actor, job_id)
     return {"job_id": job_id, "files": info.files, "collection": info.collection,
             "status_url": f"/api/jobs/{job_id}"}

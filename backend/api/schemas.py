@@ -151,6 +151,8 @@ class DocumentRowOut(BaseModel):
     id: int
     title: str
     filename: str
+    display_name: str = Field(description="filename with control and bidi characters as "
+                                          "visible escapes (\\n, \\x1b, \\u202e): for showing")
     file_type: str
     doc_type: str
     source_kind: str
@@ -184,6 +186,7 @@ class DocumentOut(BaseModel):
     id: int
     title: str
     filename: str
+    display_name: str = Field(description="filename, display-safe (as in DocumentRowOut)")
     file_type: str
     doc_type: str
     source_kind: str

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from backend import documents
+from backend.display import safe_text
 from backend.library import JobInfo
 from backend.navigation import OriginalMeta, SectionText, TextPage
 from backend.search_service import SearchPage, SmartResult
@@ -70,7 +71,8 @@ def smart_result(res: SmartResult) -> dict:
 
 
 def document_page(page: documents.DocumentPage, offset: int, limit: int) -> dict:
-    return {"items": aware([asdict(r) for r in page.rows]), "total": page.total,
+    return {"items": aware([{**asdict(r), "display_name": safe_text(r.filename)}
+                            for r in page.rows]), "total": page.total,
             "offset": offset, "limit": limit,
             "next_offset": next_offset(offset, len(page.rows), page.total)}
 
@@ -80,6 +82,7 @@ def document_detail(d: documents.DocumentDetail) -> dict:
     versions = [{k: v for k, v in asdict(x).items() if k != "id"} for x in d.versions]
     return aware({**{k: v for k, v in asdict(d).items()
                      if k not in ("versions", "active_version_id")},
+                  "display_name": safe_text(d.filename),
                   "active_version": active, "versions": versions,
                   "links": document_links(d.id)})
 

@@ -171,17 +171,32 @@ def _args(a: argparse.Namespace, names: tuple[str, ...]) -> dict:
 
 def find(data_dir: Path) -> Link | None:
     """The running process announced in the data dir, if it is alive and answers."""
+    path = Path(data_dir) / RUN_FILE
     try:
-        info = json.loads((Path(data_dir) / RUN_FILE).read_text())
+        info = json.loads(path.read_text())
         link = Link(str(info["url"]), str(info["secret"]), int(info["pid"]))
-        os.kill(link.pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(link.pid, 0)
+    except ProcessLookupError:  # left by a process that died: not tried, and removed
+        _remove_stale(path, link.pid)
+        return None
+    except OSError:  # alive, another user's: not ours
         return None
     try:
         with urllib.request.urlopen(link.url + "/api/health", timeout=CONNECT_TIMEOUT_S):
             return link
     except (OSError, ValueError):
         return None
+
+
+def _remove_stale(path: Path, pid: int) -> None:
+    try:
+        if json.loads(path.read_text()).get("pid") == pid:
+            path.unlink()
+    except (OSError, ValueError):
+        pass
 
 
 def link_for(a: argparse.Namespace) -> Link | None:

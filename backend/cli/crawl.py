@@ -14,6 +14,7 @@ import sys
 import time
 
 from backend.config import Settings
+from backend.display import safe_text
 
 
 def _service():
@@ -49,9 +50,9 @@ def _report(svc, p, verbose: bool) -> int:
         print(f"page limit reached; {p.frontier_left} URLs left in the frontier")
     shown = ("skipped", "refused", "failed") if not verbose else ()
     for e in svc.events(p.run_id, *shown):
-        print(f"  {e.outcome:<9} {e.url}  {e.reason}", file=sys.stderr)
+        print(f"  {e.outcome:<9} {safe_text(e.url)}  {safe_text(e.reason)}", file=sys.stderr)
     if p.error:
-        print(f"error: {p.error}", file=sys.stderr)
+        print(f"error: {safe_text(p.error)}", file=sys.stderr)
     return 0 if p.status == "done" else 1
 
 

@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 
+from backend.display import safe_text
 from backend.errors import RagscopeError
 
 
@@ -57,7 +58,7 @@ def cmd_ingest_git(a) -> int:
         return 0
     for e in rep.events:
         if e.outcome in ("failed", "refused", "skipped"):
-            print(f"{e.outcome.upper()} {e.path}: {e.reason}", file=sys.stderr)
+            print(f"{e.outcome.upper()} {safe_text(e.path)}: {safe_text(e.reason)}", file=sys.stderr)
     counts = ", ".join(f"{n} {k}" for k, n in sorted(rep.counts().items())) or "no files"
     since = f" (was {rep.previous[:12]})" if rep.previous else ""
     print(f"commit {rep.commit[:12]}{since}: {len(rep.events)} files: {counts}")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from backend.config import Settings
+from backend.display import TerminalGuard, safe_text
 from backend.errors import RagscopeError
 
 
@@ -62,7 +64,7 @@ def cmd_ingest(a) -> int:
     files = ing.rs.path_policy.find(a.paths)  # symlinks out of a folder, data dir: refused
     missing = [f.path for f in files if f.readable and not f.path.exists()]
     for p in missing:
-        print(f"error: {p}: no such file or folder", file=sys.stderr)
+        print(f"error: {safe_text(p)}: no such file or folder", file=sys.stderr)
     files = [f for f in files if not (f.readable and f.path in missing)]
     bar = tqdm(total=len(files), unit="file", disable=a.quiet or not files, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]{postfix}")
@@ -72,11 +74,11 @@ def cmd_ingest(a) -> int:
         if out is not None:
             bar.update(1)
             if out.status == "refused":
-                tqdm.write(f"REFUSED {out.error}", file=sys.stderr)
+                tqdm.write(f"REFUSED {safe_text(out.error)}", file=sys.stderr)
             elif out.status == "skipped":
                 pass  # listed with the summary
             elif not out.ok:
-                tqdm.write(f"FAILED {out.error}", file=sys.stderr)
+                tqdm.write(f"FAILED {safe_text(out.error)}", file=sys.stderr)
         # chunks embedded, rate and ETA (the bar's own ETA counts files, not their size)
         bar.set_postfix_str(p.summary().split(", ", 1)[-1], refresh=out is None)
 
@@ -92,12 +94,12 @@ def cmd_ingest(a) -> int:
     print(f"{len(outcomes)} files: {summary}; {chunks} chunks indexed")
     skipped = [o for o in outcomes if o.status == "skipped"]
     for o in skipped:  # every skipped file by name and reason (unsupported, hidden, symlink)
-        print(f"SKIPPED {o.error}")
+        print(f"SKIPPED {safe_text(o.error)}")
     for o in outcomes:
         if o.note:
-            print(f"note: {o.filename}: {o.note}")
+            print(f"note: {safe_text(o.filename)}: {safe_text(o.note)}")
         for w in o.warnings:
-            print(f"warning: {o.filename}: {w}", file=sys.stderr)
+            print(f"warning: {safe_text(o.filename)}: {safe_text(w)}", file=sys.stderr)
     return 1 if (missing or any(not o.ok for o in outcomes)) else 0
 
 
@@ -131,7 +133,7 @@ def cmd_list(a) -> int:
         1, a.limit, scope=scope)
     total = page.total
     rows = [(d.id, d.status, d.doc_type, d.file_type, d.active_version or "-", d.versions,
-             ",".join(d.collections), d.title) for d in page.rows]
+             safe_text(",".join(d.collections)), safe_text(d.title)) for d in page.rows]
     print(f"{'id':>4}  {'status':<8} {'type':<18} {'file':<5} {'ver':>3}/{'n':<2} "
           f"{'collections':<18} title")
     for r in rows:
@@ -158,13 +160,13 @@ def cmd_show(a) -> int:
     scope = scope_of(a, rs)
     d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
-    print(f"document {d.id}: {d.title}")
-    print(f"  file: {d.filename} ({d.file_type}), type: {d.doc_type}, status: {d.status}")
-    print(f"  source: {d.source_kind} {d.source_uri}")
-    print(f"  collections: {', '.join(d.collections) or '-'}")
+    print(f"document {d.id}: {safe_text(d.title)}")
+    print(f"  file: {safe_text(d.filename)} ({safe_text(d.file_type)}), type: {d.doc_type}, status: {d.status}")
+    print(f"  source: {d.source_kind} {safe_text(d.source_uri)}")
+    print(f"  collections: {safe_text(', '.join(d.collections)) or '-'}")
     for v in sorted(d.versions, key=lambda v: v.number):
         mark = "*" if v.id == d.active_version_id else " "
-        extra = f" error: {v.error}" if v.error else ""
+        extra = f" error: {safe_text(v.error)}" if v.error else ""
         print(f"  {mark} version {v.number} (id {v.id}) {v.status}, {v.size_bytes} bytes, "
               f"sha256 {v.sha256[:12]}, pages {v.page_count or '-'}, "
               f"lang {v.language or '-'}{extra}")
@@ -187,7 +189,7 @@ def cmd_show(a) -> int:
         pages = (f"p. {sec.page_start}" + (f"-{sec.page_end}" if sec.page_end != sec.page_start
                                             else "")) if sec.page_start else ""
         indent = "    " + "  " * max(0, sec.level - 1)
-        print(f"{indent}{sec.title}  [{sec.kind}, chars {sec.start}-{sec.end}"
+        print(f"{indent}{safe_text(sec.title)}  [{sec.kind}, chars {sec.start}-{sec.end}"
               f"{', ' + pages if pages else ''}, {sec.chunks} chunks]")
     return 0
 
@@ -333,7 +335,8 @@ def cmd_search(a) -> int:
         topic = (stages[0].get("params") or {}).get("inventory_topic") if stages else None
         print(f"documents for: {topic or '(all)'}")
         for d in res["documents"]:
-            print(f"{d['rank']:>3}. {d['title']}  ({d['filename']}, {d['doc_type']}, "
+            print(f"{d['rank']:>3}. {safe_text(d['title'])}  ({safe_text(d['filename'])}, "
+                  f"{d['doc_type']}, "
                   f"score {d['score']:.3f})")
         return 0
 
@@ -348,7 +351,8 @@ def cmd_search(a) -> int:
         print(f"{h['rank']:>3} {h['score']:>7.3f} {f(h['vector_score'], h['vector_rank']):>11} "
               f"{f(h['keyword_score'], h['keyword_rank']):>11} "
               f"{f(h['fused_score'], h['fused_rank']):>11} "
-              f"{rr:>7}  {h['document_title']} › {h.get('breadcrumb') or '-'}{page}")
+              f"{rr:>7}  {safe_text(h['document_title'])} › "
+              f"{safe_text(h.get('breadcrumb') or '-')}{page}")
         snippet = " ".join(h["text"].split())[:160]
         print(f"{'':>12}{snippet}")
     via = f" (by the running process {link.pid})" if link else ""
@@ -560,15 +564,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalGuard.over(out), TerminalGuard.over(err)
+    try:
+        code = _run(args)
+        out.flush()  # here, not at interpreter exit, so that a closed pipe is caught below
+        return code
+    except BrokenPipeError:  # `show X | head`: the reader left; no traceback, quiet exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())  # Python's final flush must not fail again
+        return 141  # 128 + SIGPIPE, as a shell tool ends
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args) -> int:
     from backend.private_files import private_umask
 
-    args = build_parser().parse_args(argv)
     try:
         with private_umask():  # nothing the command (or `up`'s dashboard) writes is readable
             return args.fn(args)  # by other users: see docs/security.md
     except RagscopeError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {safe_text(e)}", file=sys.stderr)
         return 2
     except ValueError as e:  # settings validation and similar bad input
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {safe_text(e)}", file=sys.stderr)
         return 2

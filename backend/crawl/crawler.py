@@ -29,7 +29,7 @@ from backend.crawl.fetch import FetchResult, Fetcher, extension_for, filename_fo
 from backend.crawl.guard import UrlGuard
 from backend.crawl.robots import RobotsCache, origin
 from backend.crawl.runs import Event, Progress
-from backend.crawl.scope import Scope, extract_links, normalize_url
+from backend.crawl.scope import Scope, extract_links, has_credentials, normalize_url
 from backend.crawl.sitemap import discover, parse_lastmod
 from backend.ingest.records import IngestItem, IngestProgress
 from backend.ingest.service import Ingestor
@@ -327,7 +327,9 @@ class CrawlRunner:
             if url in self.seen:
                 continue
             self.seen.add(url)
-            if not self.scope.contains(url):
+            if has_credentials(url):  # never fetched, not even without them
+                self._event(Event(url, "refused", "URLs with credentials are not crawled"))
+            elif not self.scope.contains(url):
                 self._event(Event(url, "skipped", "outside the site (scope)"))
             elif depth > self.src.max_depth:
                 self._event(Event(url, "skipped", f"beyond max depth {self.src.max_depth}"))

@@ -23,7 +23,9 @@ SKIP_EXTENSIONS = frozenset({
 
 
 def normalize_url(url: str) -> str:
-    """Lower-case scheme and host, no default port, no fragment, path at least '/'."""
+    """Lower-case scheme and host, no default port, no fragment, path at least '/'. Credentials
+    stay visible as such (`user:***@`, the password masked) so that the crawler refuses the
+    URL (`has_credentials`) instead of fetching it without them."""
     p = urlsplit(url.strip())
     scheme = p.scheme.lower()
     host = (p.hostname or "").lower().rstrip(".")
@@ -31,7 +33,15 @@ def normalize_url(url: str) -> str:
         host = f"[{host}]"
     port = p.port
     netloc = host if port in (None, DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    if has_credentials(url):
+        netloc = f"{p.username or ''}{':***' if p.password is not None else ''}@{netloc}"
     return urlunsplit((scheme, netloc, p.path or "/", p.query, ""))
+
+
+def has_credentials(url: str) -> bool:
+    """Does the URL carry a user name or password (`http://user:pw@host/`)?"""
+    p = urlsplit(url.strip())
+    return p.username is not None or p.password is not None or "@" in p.netloc
 
 
 def _site_host(host: str) -> str:

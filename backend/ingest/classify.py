@@ -255,12 +255,15 @@ def better_title(sub: Subject, extracted: str | None) -> tuple[str, str]:
     meta = (extracted or "").strip()
     if meta and not _generic(meta, sub.filename):
         return " ".join(meta.split())[:500], "metadata"
-    heading = next((x.title for x in sub.sections[1:]
-                    if x.kind in ("chapter", "section") and x.level <= 1 and x.title.strip()
-                    and x.start < 600), None)
+    head = next((x for x in sub.sections[1:]
+                 if x.kind in ("chapter", "section") and x.level <= 1 and x.title.strip()
+                 and x.start < 600), None)
+    heading = head.title if head is not None else None
     lines = [x.strip() for x in sub.text[:2000].split("\n") if x.strip()]
     first = _first_title_line(lines)
-    if heading and (first is None or not first.startswith(heading[:20])):
+    numbered = bool(getattr(head, "number", None))  # "1 Prüfung der Pumpen": a chapter, the
+    # line above it (an OCR'd scan's first line) is the document's title
+    if heading and (first is None or (not numbered and not first.startswith(heading[:20]))):
         candidate = heading
     else:
         candidate = first or heading

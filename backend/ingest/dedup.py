@@ -57,16 +57,19 @@ def readable_versions(s, content_sha: str, scope: Scope) -> tuple[list[DocumentV
     return [v for v in found if v.document_id in visible], True
 
 
-def reusable(readable: list[DocumentVersion], job_id: int) -> DocumentVersion | None:
+def reusable(readable: list[DocumentVersion], job_id: int,
+             source_uri: str) -> DocumentVersion | None:
     """Which of the readable versions with these bytes an ingest reuses: an indexed one
     (linked), else one this batch is storing (the same file twice), else a failed or
-    interrupted one (retried in place)."""
+    interrupted one of the same source (retried in place; another file's failed record
+    keeps its own message)."""
     def storing(v: DocumentVersion) -> bool:
         return v.status in ("pending", "indexing") and (v.meta or {}).get("job_id") == job_id
 
     return (next((v for v in readable if v.status == "indexed"), None)
             or next((v for v in readable if storing(v)), None)
-            or next(iter(readable), None))
+            or next((v for v in readable if v.status not in ("pending", "indexing")
+                     and v.document.source_uri == source_uri), None))
 
 
 def version_key(s, content_sha: str, document_id: int, held: bool) -> str:

@@ -158,7 +158,10 @@ class PathPolicy:
             folder = stack.pop()
             try:
                 entries = list(os.scandir(folder))
-            except OSError:  # unreadable sub-folder: skipped, as before
+            except OSError as e:  # unreadable sub-folder: skipped, with the reason
+                if folder != root:
+                    out.append(FoundFile(folder, folder, root, "skipped",
+                                         f"folder cannot be listed ({e.strerror})"))
                 continue
             for e in entries:
                 path = Path(e.path)
@@ -169,9 +172,7 @@ class PathPolicy:
                                              f"hidden {what} (the name starts with '.')"))
                         continue
                     if e.is_symlink():
-                        found = self._symlink(path, root)
-                        if found is not None:
-                            out.append(found)
+                        out.append(self._symlink(path, root))
                     elif e.is_dir(follow_symlinks=False):
                         reason = self.refusal(path)  # the data dir, /var/lib below /var, ...
                         if reason:
@@ -186,15 +187,16 @@ class PathPolicy:
                                       else "unsupported file (no extension)")
                         out.append(FoundFile(path, path, root, "skipped" if reason else None,
                                              reason))
+                    else:  # a named pipe, socket or device: reading could block or never end
+                        out.append(FoundFile(path, path, root, "skipped",
+                                             f"not a regular file ({_kind(path)})"))
                 except OSError:  # vanished while listing
                     continue
         return out
 
-    def _symlink(self, path: Path, root: Path) -> FoundFile | None:
-        """A symlink met while walking `root`: never followed; reported when it names a
-        folder or a supported file."""
-        if not path.is_dir() and not is_supported(path.name):
-            return None
+    def _symlink(self, path: Path, root: Path) -> FoundFile:
+        """A symlink met while walking `root`: never followed, always reported (a link out
+        of the folder is refused whatever its name: `passwd_noext -> /etc/passwd`)."""
         target = _resolve(path)
         reason = self.refusal(target)
         if reason:
@@ -202,9 +204,18 @@ class PathPolicy:
         if not _inside(target, root):
             return FoundFile(path, target, root, "refused",
                              f"symlink to a target outside {root} (not followed)")
+        if not path.is_dir() and not is_supported(path.name):
+            return FoundFile(path, target, root, "skipped",
+                             f"symlink within {root} to an unsupported file (not followed)")
         return FoundFile(path, target, root, "skipped",
                          f"symlink within {root} (not followed; files are ingested under "
                          "their own path)")
+
+
+def _kind(path: Path) -> str:
+    mode = os.lstat(path).st_mode
+    return ("named pipe" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode)
+            else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file")
 
 
 def open_file(found: FoundFile) -> BinaryIO:

@@ -279,8 +279,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         with self.store.session() as s:
             # only content the scope may read is reused (backend/ingest/dedup.py)
             readable, held = readable_versions(s, sha, scope)
-            existing = reusable(readable, job_id)
             source_uri = own_source(s, source_uri, collection, scope)
+            existing = reusable(readable, job_id, source_uri)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
                 self._link(s, collection, doc, linked)
@@ -506,9 +506,13 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         scope = dedup_scope(scope, collection)
         with self.store.session() as s:
             readable, held = readable_versions(s, sha, scope)
-            v = next(iter(readable), None)
+            source_uri = own_source(s, source_uri, collection, scope)
+            # every rejected file keeps a record and message of its own: only this source's
+            # failed record is reused (three different empty files are three failed
+            # documents), and a stored version of other content is never marked failed
+            v = next((x for x in readable
+                      if x.status == "failed" and x.document.source_uri == source_uri), None)
             if v is None:
-                source_uri = own_source(s, source_uri, collection, scope)
                 doc = repo.document_by_source(s, source_uri)
                 if doc is None:
                     doc = Document(title=Path(filename).stem, filename=filename,
@@ -528,3 +532,4 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             out = IngestOutcome(filename, "failed", v.document_id, v.id, error=str(err))
         self._linked(linked, defer=self._links_waiting is not None)
         return out
+

@@ -237,8 +237,9 @@ def _document_query(f: DocumentFilter):
     if f.document_ids is not None:
         q = q.where(Document.id.in_(list(f.document_ids)))
     if f.title_contains:
-        pat = f"%{f.title_contains.lower()}%"
-        q = q.where(or_(func.lower(Document.title).like(pat), func.lower(Document.filename).like(pat)))
+        needle = f.title_contains.lower()  # a substring: `%` and `_` match themselves
+        q = q.where(or_(func.lower(Document.title).contains(needle, autoescape=True),
+                        func.lower(Document.filename).contains(needle, autoescape=True)))
     return q
 
 

@@ -25,6 +25,7 @@ from backend import access
 from backend.access import Actor
 from backend.crawl.runs import OUTCOMES, RESUMABLE, Progress
 from backend.crawl.schedule import CrawlScheduler
+from backend.display import safe_text
 from backend.crawl.service import CrawlService
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES, SourceSpec, spec_of
 from backend.errors import CrawlError, InvalidCrawlSource
@@ -363,7 +364,7 @@ def run_ids(console: CrawlConsole, source_id: int, limit: int = 20) -> list[int]
 def event_rows(console: CrawlConsole, run_id: int,
                outcomes: list[str] | tuple[str, ...] = PROBLEM_OUTCOMES) -> list[dict[str, Any]]:
     """Per-URL events of a run (by default the skipped, refused and failed URLs)."""
-    return [{"outcome": e.outcome, "url": e.url, "reason": e.reason,
+    return [{"outcome": e.outcome, "url": safe_text(e.url), "reason": safe_text(e.reason),
              "HTTP": e.http_status, "document": e.document_id}
             for e in console.service.events(run_id, *outcomes)]
 

@@ -7,9 +7,11 @@ mixed PDF) are OCR'd with Tesseract (backend/ingest/ocr.py) when `ocr` options a
 their lines take the same way, and the version records each page's OCR confidence."""
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import re
+import threading
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -31,11 +33,54 @@ _PAGE_NUMBER = re.compile(
 _DIGITS = re.compile(r"\d+")
 
 
+class _PypdfNotes(logging.Handler):
+    """pypdf reports what it repaired ("EOF marker not found", "Stream length not defined")
+    through its loggers, which reached stderr and the API's log. While a thread extracts a
+    PDF, those records become the file's warnings instead; pypdf records outside an
+    extraction go on to the root logger's handlers as before."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.local = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        notes = getattr(self.local, "notes", None)
+        if notes is None:
+            logging.getLogger().handle(record)
+        elif len(notes) < 20:
+            note = f"PDF repaired while reading: {record.getMessage()}"
+            if note not in notes:
+                notes.append(note)
+
+    @contextlib.contextmanager
+    def collect(self):
+        self.local.notes = notes = []
+        try:
+            yield notes
+        finally:
+            self.local.notes = None
+
+
+_NOTES = _PypdfNotes()
+_pypdf_log = logging.getLogger("pypdf")
+_pypdf_log.addHandler(_NOTES)
+_pypdf_log.propagate = False  # _NOTES passes on what is not collected
+
+
 def extract_pdf(data: bytes, filename: str, max_chars: int | None = None,
                 ocr: "OcrOptions | None" = None) -> RawDocument:
     """`max_chars`: stop with FileTooLarge as soon as the pages read so far have more text
     (pypdf bounds each decompressed stream itself, at 75 MB). `ocr`: OCR pages without a
-    usable text layer (None: never)."""
+    usable text layer (None: never). What pypdf repaired is in the warnings."""
+    with _NOTES.collect() as notes:
+        raw = _extract_pdf(data, filename, max_chars, ocr)
+    if notes:
+        raw.metadata["warnings"] = notes + raw.metadata.get("warnings", [])
+    return raw
+
+
+def _extract_pdf(data: bytes, filename: str, max_chars: int | None,
+                 ocr: "OcrOptions | None") -> RawDocument:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
