@@ -138,7 +138,11 @@ class _Runner:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), micro_batch):
             idx = order[start:start + micro_batch]
-            enc = self.tokenizer.encode_batch([texts[i] for i in idx])
+            batch = [texts[i] for i in idx]
+            # one text (a query): encode() — encode_batch() hands even one text to the
+            # tokenizers' thread pool, 1.9 ms of CPU per query in the API process against 0.05
+            enc = ([self.tokenizer.encode(batch[0])] if len(batch) == 1
+                   else self.tokenizer.encode_batch(batch))
             feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
                     "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
                     "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
