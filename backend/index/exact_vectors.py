@@ -61,18 +61,29 @@ class ExactVectors:
 
     def create(self, dim: int) -> None:
         """An empty log for vectors of `dim` dimensions (replaces any old one atomically)."""
+        self._rewrite(dim, [], np.zeros((0, dim), dtype=np.float32))
+
+    def _rewrite(self, dim: int, ids: Sequence[str], vecs: np.ndarray) -> None:
+        """Replace the log by one holding exactly these vectors: written to a temporary file
+        and renamed, so a reader sees the old log or the new one, never a part."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "wb") as fh:
+        rec = np.zeros(len(ids), dtype=_record(dim))
+        rec["op"] = ADD
+        rec["id"] = [_id_bytes(c) for c in ids]
+        rec["v"] = vecs
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(HEADER.pack(MAGIC, dim))
+            fh.write(rec.tobytes())
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
         os.replace(tmp, self.path)
         with self._guard:
             self.dim = dim
             self._reset_memory()
             self._inode, self._offset = None, 0
+        self.refresh()
 
     def remove(self) -> None:
         self.path.unlink(missing_ok=True)
@@ -141,10 +152,10 @@ class ExactVectors:
         records = (self.path.stat().st_size - HEADER.size) // self.record_size
         live = len(self._row)
         if records >= COMPACT_MIN_RECORDS and records >= COMPACT_RATIO * max(live, 1):
-            self._compact_memory()
-            ids, mat = list(self._ids), self._mat.copy()
-            self.create(self.dim)
-            self._append(ADD, ids, mat)
+            with self._guard:
+                self._compact_memory()
+                ids, mat = list(self._ids), self._mat.copy()
+            self._rewrite(self.dim, ids, mat)
 
     # ---- reading -------------------------------------------------------------------------
     def refresh(self) -> None:
