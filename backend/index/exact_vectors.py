@@ -40,8 +40,9 @@ SEARCH_BLOCK = 256  # query rows scored per matrix product (bounds the score mat
 
 
 class ExactVectors:
-    """The vectors of one index, searched exactly. Writers call `add`/`delete`/`clear`
-    while holding the index write lock; every reader method first catches up with the log."""
+    """The vectors of one index, searched exactly. Writers call `add`/`delete`/`create`/
+    `remove` while holding the index write lock; every reader method first catches up with
+    the log."""
 
     def __init__(self, path: Path, dim: int | None = None):
         self.path = Path(path)
@@ -226,28 +227,29 @@ class ExactVectors:
         """(ids, cosine distances) of the k nearest stored vectors of each query row, nearest
         first — every stored vector scored."""
         self.refresh()
-        with self._guard:
+        with self._guard:  # a consistent view; rows below `live` never change afterwards
             self._compact_memory()
             mat, ids = self._mat, self._ids
-            live = len(ids)
-            q = _unit(np.asarray(queries, dtype=np.float32).reshape(len(queries), -1))
-            out: list[tuple[list[str], list[float]]] = []
-            k = min(k, live)
-            if k <= 0:
-                return [([], []) for _ in range(len(q))]
-            for start in range(0, len(q), SEARCH_BLOCK):
-                scores = q[start:start + SEARCH_BLOCK] @ mat.T
-                top = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < live else \
-                    np.tile(np.arange(live), (len(scores), 1))
-                for qi, cand in zip(q[start:start + SEARCH_BLOCK], top):
-                    # scored again in float64 for the few kept: the same figures whether a
-                    # query came alone or in a batch (BLAS sums in another order per shape)
-                    exact = (mat[cand].astype(np.float64) @ qi.astype(np.float64))
-                    exact = exact.astype(np.float32)
-                    order = np.lexsort((cand, -exact))
-                    out.append(([ids[cand[i]] for i in order],
-                                [float(np.float32(1.0) - exact[i]) for i in order]))
-            return out
+            live = len(mat)
+        q = _unit(np.asarray(queries, dtype=np.float32).reshape(len(queries), -1))
+        out: list[tuple[list[str], list[float]]] = []
+        k = min(k, live)
+        if k <= 0:
+            return [([], []) for _ in range(len(q))]
+        # scored outside the lock: concurrent searches run in parallel
+        for start in range(0, len(q), SEARCH_BLOCK):
+            scores = q[start:start + SEARCH_BLOCK] @ mat.T
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < live else \
+                np.tile(np.arange(live), (len(scores), 1))
+            for qi, cand in zip(q[start:start + SEARCH_BLOCK], top):
+                # scored again in float64 for the few kept: the same figures whether a
+                # query came alone or in a batch (BLAS sums in another order per shape)
+                exact = (mat[cand].astype(np.float64) @ qi.astype(np.float64))
+                exact = exact.astype(np.float32)
+                order = np.lexsort((cand, -exact))
+                out.append(([ids[cand[i]] for i in order],
+                            [float(np.float32(1.0) - exact[i]) for i in order]))
+        return out
 
     def _compact_memory(self) -> None:
         """Drop replaced and deleted rows from the in-memory matrix (searches score live rows
