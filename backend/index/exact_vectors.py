@@ -198,15 +198,20 @@ class ExactVectors:
         self._grow(row + len(adds))
         self._buf[row:row + len(adds)] = rec["v"][adds]
         self._alive[row:row + len(adds)] = True
-        ids = [raw.decode() for raw in rec["id"]]
+        ids = [raw.decode() for raw in rec["id"].tolist()]
         self._ids.extend(ids[i] for i in adds)
-        for cid, op in zip(ids, rec["op"]):
-            old = self._row.pop(cid, None)
-            if old is not None:
-                self._alive[old] = False
-            if op == ADD:
-                self._row[cid] = row
-                row += 1
+        if len(adds) == n and len(set(ids)) == n:  # the usual block: new or replaced ids
+            old = [r for r in map(self._row.get, ids) if r is not None]
+            self._alive[old] = False
+            self._row.update(zip(ids, range(row, row + n)))
+        else:  # deletes, or an id twice: in order
+            for cid, op in zip(ids, rec["op"].tolist()):
+                old = self._row.pop(cid, None)
+                if old is not None:
+                    self._alive[old] = False
+                if op == ADD:
+                    self._row[cid] = row
+                    row += 1
         self._dead = int(len(self._ids) - np.count_nonzero(self._alive[:len(self._ids)]))
 
     def ids(self) -> set[str]:
