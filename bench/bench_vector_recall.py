@@ -82,11 +82,12 @@ def make_repro_files(out: Path, pages: int = 2000, notes: int = 540, seed: int =
         (md / f"note_{i:04d}.md").write_text(f"# Note {i}\n\n" + "\n\n".join(paras) + "\n")
 
 
-def cli(env: dict, *args: str) -> tuple[int, str, float]:
+def cli(env: dict, *args: str) -> tuple[int, str, str, float]:
+    """(exit code, stdout, stderr, seconds) of `python -m backend ARGS`."""
     t0 = time.perf_counter()
     res = subprocess.run([sys.executable, "-m", "backend", *args], cwd=ROOT, env=env,
                          capture_output=True, text=True)
-    return res.returncode, (res.stdout + res.stderr).strip(), time.perf_counter() - t0
+    return res.returncode, res.stdout.strip(), res.stderr.strip(), time.perf_counter() - t0
 
 
 def repro(vector_search: str, keep: bool) -> None:
@@ -99,9 +100,9 @@ def repro(vector_search: str, keep: bool) -> None:
                  ("pdf", str(work / "in" / "inspection_log.pdf")),
                  ("notes", str(work / "in" / "notes"))]
         for name, path in steps:
-            rc, out, secs = cli(env, "ingest", path, "--collection", "s", "-q")
-            last = out.splitlines()[-1] if out else ""
-            rc2, check, secs2 = cli(env, "check", "--full", "-q", "--json")
+            rc, out, err, secs = cli(env, "ingest", path, "--collection", "s", "-q")
+            last = out.splitlines()[0] if out else ""
+            rc2, check, _, secs2 = cli(env, "check", "--full", "-q", "--json")
             rep = json.loads(check[check.index("{"):]) if "{" in check else {}
             emit(part="repro", vector_search=vector_search, step=name, ingest_rc=rc,
                  ingest=last, ingest_s=round(secs, 1), check_rc=rc2,
@@ -109,7 +110,7 @@ def repro(vector_search: str, keep: bool) -> None:
                  vector_unretrievable=len(rep.get("vector_unretrievable") or []),
                  documents=[f"{d['id']} {d['filename']}" for d in
                             (rep.get("documents") or {}).get("vector_unretrievable", [])][:8],
-                 readback_warnings=[w for w in out.splitlines() if "cannot be found" in w][:3],
+                 readback_warnings=[w for w in err.splitlines() if "cannot be found" in w][:3],
                  check_s=round(secs2, 1))
     finally:
         if keep:

@@ -181,3 +181,18 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
     documents.reindex(legacy, Actor.system("test"))
     assert legacy.vector_index.search_mode == "exact" and path.exists()
     assert Ingestor(legacy).check(full=True).ok
+
+
+def test_api_upload_job_result_names_the_unfindable_file(rs, lose_first_vector):
+    """What `GET /api/jobs/{id}` returns for an upload (backend.library.job_info)."""
+    from backend import library
+    from backend.access import Actor
+
+    op = Actor.system("test")
+    job_id = library.start_upload(rs, op, [("pump.md", PUMP), ("log.md", LOG)], wait=True)
+    info = library.job_info(rs, op, job_id)
+    assert info.status == "done"
+    rb = info.result["read_back"]
+    assert rb["unretrievable"] == 1 and rb["chunks"] >= 2
+    assert [d["filename"] for d in rb["documents"]] == ["pump.md"]
+    assert rb["documents"][0]["chunks"] == lose_first_vector
