@@ -17,11 +17,14 @@ Three parts, each run on its own:
               latency and write time — for each `--modes` (exact, hnsw).
   --sweep     HNSW parameters (M, ef_construction, ef_search) on the same corpus (`--chunks`,
               default 10,000): misses, recall, query latency, build time.
+  --readback  ingest speed with and without the read-back after every published batch
+              (generated files, bench/corpus.py; alternating parts, two fresh data dirs).
 
     python bench/bench_vector_recall.py --repro
     python bench/bench_vector_recall.py --chunks 10000
     python bench/bench_vector_recall.py --chunks 100000 --modes exact,hnsw   # by hand (~30 min)
     python bench/bench_vector_recall.py --sweep --chunks 10000
+    python bench/bench_vector_recall.py --readback --files 240
 
 Each run prints one JSON line per measurement (and `uptime`: the machine is shared)."""
 from __future__ import annotations
@@ -162,6 +165,67 @@ def sequence(n: int, mode: str, m: int, efc: int, efs: int, queries: int) -> dic
         shutil.rmtree(work, ignore_errors=True)
 
 
+# ---- the read-back's cost ----------------------------------------------------------------------
+
+def readback_cost(files: int, rounds: int, chunks_per_file: int) -> dict:
+    """Ingest generated files (bench/corpus.py) into two fresh data dirs, one with the
+    read-back after every published batch and one without (`Ingestor._read_back` replaced by
+    a no-op), part by part in alternating order so both see the same machine load."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from corpus import make_document
+
+    from backend.config import Settings
+    from backend.ingest.service import Ingestor
+    from backend.services import Ragscope
+
+    work = Path(tempfile.mkdtemp(prefix="ragscope-readback-"))
+    try:
+        paths = []
+        for seed in range(files):
+            name, text = make_document(seed, chunks_per_file * 640)
+            (work / "in").mkdir(exist_ok=True)
+            paths.append(work / "in" / name)
+            paths[-1].write_text(text, encoding="utf-8")
+        on = Ragscope(Settings(data_dir=work / "on"))
+        off = Ragscope(Settings(data_dir=work / "off"))
+        off.embedder = on.embedder
+        on.embedder.encode(["warm-up"])
+        real = Ingestor._read_back
+        spent = {"s": 0.0, "n": 0}
+
+        def timed(self, pending, chunks, embeddings):
+            t = time.perf_counter()
+            real(self, pending, chunks, embeddings)
+            spent["s"] += time.perf_counter() - t
+            spent["n"] += 1
+
+        secs = {"on": 0.0, "off": 0.0}
+        chunks = {"on": 0, "off": 0}
+        warned = 0
+        parts = [paths[i::rounds] for i in range(rounds)]
+        for r, part in enumerate(parts):
+            for mode in (("on", "off") if r % 2 == 0 else ("off", "on")):
+                Ingestor._read_back = timed if mode == "on" else (lambda *a, **k: None)
+                rs = on if mode == "on" else off
+                t = time.perf_counter()
+                outs = Ingestor(rs).ingest_paths(part, collection="c")
+                secs[mode] += time.perf_counter() - t
+                chunks[mode] += sum(o.chunks for o in outs)
+                warned += sum(bool(o.unretrievable) for o in outs)
+        Ingestor._read_back = real
+        on.close()
+        off.close()
+        return dict(files=files, chunks=chunks["on"], batches=spent["n"],
+                    with_readback_chunks_per_s=round(chunks["on"] / secs["on"], 1),
+                    without_chunks_per_s=round(chunks["off"] / secs["off"], 1),
+                    readback_s=round(spent["s"], 2), ingest_s=round(secs["on"], 1),
+                    readback_share=round(spent["s"] / secs["on"], 4),
+                    readback_ms_per_batch=round(1000 * spent["s"] / max(spent["n"], 1), 1),
+                    files_warned=warned)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 SWEEP = [(16, 100, 100), (32, 200, 200), (32, 400, 200), (48, 400, 200), (64, 400, 200),
          (64, 800, 200), (32, 200, 800), (64, 800, 800)]
 
@@ -175,10 +239,18 @@ def main() -> None:
     ap.add_argument("--modes", default="exact,hnsw")
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument("--readback", action="store_true",
+                    help="ingest speed with and without the read-back after every batch")
+    ap.add_argument("--files", type=int, default=240, help="--readback: generated files")
+    ap.add_argument("--rounds", type=int, default=6, help="--readback: alternating parts")
+    ap.add_argument("--per-file", type=int, default=8, help="--readback: chunks per file")
     a = ap.parse_args()
     emit(started=time.strftime("%Y-%m-%d %H:%M:%S"), nproc=os.cpu_count(), uptime=uptime())
     if a.repro:
         repro(a.vector_search, a.keep)
+    if a.readback:
+        emit(part="readback", uptime=uptime(),
+             **readback_cost(a.files, a.rounds, a.per_file))
     if a.sweep:
         for m, efc, efs in SWEEP:
             emit(part="sweep", uptime=uptime(),
