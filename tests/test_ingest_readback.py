@@ -174,12 +174,16 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
     path = rs.vector_index.exact.path
     rs.close()
     path.unlink()
-    legacy = make_rs()
+    legacy, reader = make_rs(), make_rs()
     assert legacy.vector_index.search_mode == "hnsw"
+    assert reader.vector_index.search_mode == "hnsw"
     with pytest.raises(IndexMismatch, match="vector_search: index has 'hnsw'"):
         Ingestor(legacy).ingest_paths([tmp_path / "pump.md"], collection="d")
     documents.reindex(legacy, Actor.system("test"))
     assert legacy.vector_index.search_mode == "exact" and path.exists()
+    query = legacy.embedder.encode(["intake pump"])[0]
+    assert reader.vector_index.search(query, 1)  # another process: switches at its next search
+    assert reader.vector_index.search_mode == "exact"
     assert Ingestor(legacy).check(full=True).ok
 
 

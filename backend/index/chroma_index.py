@@ -136,6 +136,14 @@ class ChromaVectorIndex:
                     self.collection_name)
         return None
 
+    def _adopt_exact_log(self) -> None:
+        """An index opened before its exact-search log existed (a data dir from before it)
+        switches to exact search as soon as another process's `reindex` has written one."""
+        if self.exact is None and self.search_mode_wanted == "exact":
+            path = self.settings.data_dir / "vectors" / f"{self.collection_name}.log"
+            if path.exists():
+                self.exact = ExactVectors(path)
+
     @property
     def search_mode_wanted(self) -> str:
         """How the settings want nearest neighbours found ("exact" needs the embedded
@@ -353,6 +361,7 @@ class ChromaVectorIndex:
         by_n: dict[int, list[int]] = {}
         for i, (n, _) in enumerate(items):
             by_n.setdefault(n, []).append(i)
+        self._adopt_exact_log()
         for n, idx in by_n.items():
             query = np.stack([items[i][1] for i in idx])
             if self.exact is not None:
