@@ -128,7 +128,7 @@ class ChromaVectorIndex:
         s = self.settings
         if s.chroma_url or s.vector_search != "exact":
             return None
-        exact = ExactVectors(s.data_dir / "vectors" / f"{self.collection_name}.log")
+        exact = ExactVectors(self._log_path)
         if exact.exists() or not col.count():
             return exact
         log.warning("Chroma collection %s has no exact-search log (built before it existed): "
@@ -139,10 +139,14 @@ class ChromaVectorIndex:
     def _adopt_exact_log(self) -> None:
         """An index opened before its exact-search log existed (a data dir from before it)
         switches to exact search as soon as another process's `reindex` has written one."""
-        if self.exact is None and self.search_mode_wanted == "exact":
-            path = self.settings.data_dir / "vectors" / f"{self.collection_name}.log"
-            if path.exists():
-                self.exact = ExactVectors(path)
+        if self.exact is None and self.search_mode_wanted == "exact" \
+                and self._log_path.exists():
+            self.exact = ExactVectors(self._log_path)
+
+    @property
+    def _log_path(self):
+        """Where this collection's exact-search log lives (`<data_dir>/vectors/`)."""
+        return self.settings.data_dir / "vectors" / f"{self.collection_name}.log"
 
     @property
     def search_mode_wanted(self) -> str:
@@ -448,9 +452,8 @@ class ChromaVectorIndex:
                 with self._lock:
                     self._collection = None
                 self._collection_of(client)
-            if self.settings.vector_search == "exact" and not self.settings.chroma_url:
-                self.exact = ExactVectors(self.settings.data_dir / "vectors"
-                                          / f"{self.collection_name}.log")
+            if self.search_mode_wanted == "exact":
+                self.exact = ExactVectors(self._log_path)
                 self.exact.remove()  # created by the first add
 
     def drop(self) -> None:
