@@ -200,3 +200,20 @@ def test_api_upload_job_result_names_the_unfindable_file(rs, lose_first_vector):
     assert rb["unretrievable"] == 1 and rb["chunks"] >= 2
     assert [d["filename"] for d in rb["documents"]] == ["pump.md"]
     assert rb["documents"][0]["chunks"] == lose_first_vector
+
+
+def test_check_finds_a_vector_the_exact_search_holds_wrongly(ingestor, tmp_path):
+    """`check` compares every stored vector with the one exact search scores (a damaged log
+    entry makes the chunk unfindable by its own vector) without searching all of them."""
+    from backend.store import repo
+
+    (tmp_path / "log.md").write_bytes(LOG)
+    (out,) = ingestor.ingest_paths([tmp_path / "log.md"], collection="c")
+    with ingestor.store.session() as s:
+        ids = [c.id for c in repo.chunks_of(s, out.version_id)]
+    ix = ingestor.rs.vector_index
+    far = -ix.get_embeddings(ids[-1:])[ids[-1]]  # the opposite direction: found by nothing
+    ix.exact.add(ids[-1:], far[None, :])  # the log now holds another vector for that chunk
+    assert ingestor.check(full=True).vector_unretrievable == ids[-1:]
+    ix.exact.add(ids[-1:], -far[None, :])
+    assert ingestor.check(full=True).ok
