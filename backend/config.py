@@ -103,6 +103,14 @@ class Settings(BaseSettings):
         "Empty: the embedded persistent client under data_dir.",
     )
     chroma_collection: str = Field("ragscope_chunks", description="Chroma collection name.")
+    vector_search: Literal["exact", "hnsw"] = Field(
+        "exact",
+        description="How the embedded vector index finds the nearest chunks: `exact` scores "
+        "every stored vector (every chunk stays findable; docs/retrieval.md, \"Why vector "
+        "search is exact\"), `hnsw` asks Chroma's HNSW graph (faster on very large indexes, "
+        "but chunks can become unfindable). A Chroma server (`chroma_url`) always uses HNSW. "
+        "Changing it needs `python -m backend reindex`.",
+    )
     hnsw_ef_construction: int = Field(
         200, ge=16, le=2000, description="HNSW ef_construction of the Chroma collection."
     )

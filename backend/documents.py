@@ -470,6 +470,20 @@ def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Acto
         scope=access.scope_of(rs, actor), knowledge_base=knowledge_base)
 
 
+def unretrievable_message(outcomes: Sequence) -> str | None:
+    """One sentence naming the files whose chunks the read-back after the write could not
+    find by vector search (the upload page shows it as an error), or None."""
+    lost = [o for o in outcomes if getattr(o, "unretrievable", None)]
+    if not lost:
+        return None
+    n = sum(len(o.unretrievable) for o in lost)
+    names = ", ".join(f"{o.filename} (document {o.document_id})" for o in lost[:10])
+    more = f" and {len(lost) - 10} more" if len(lost) > 10 else ""
+    return (f"{n} chunk(s) just written cannot be found by vector search with their own "
+            f"vector: {names}{more}. Search will miss them; an administrator should run "
+            "`python -m backend check --full`.")
+
+
 def reindex(rs: Ragscope, actor: Actor | None,
             on_progress: Callable[[int, int], None] | None = None) -> dict:
     access.require(actor, "reindex")

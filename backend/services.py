@@ -87,6 +87,10 @@ class Ragscope:
                   "dimension": self.embedder.dimension}
         if self.embedder.backend == "onnx-int8":
             vector["int8_vectors"] = INT8_VECTORS  # int8 vectors changed with the recipe
+        if vector["backend"] == "chroma":  # how its graph is built and how it is searched
+            vector.update(vector_search=self.vector_index.search_mode_wanted,
+                          hnsw_m=s.hnsw_m, hnsw_ef_construction=s.hnsw_ef_construction,
+                          hnsw_ef_search=s.hnsw_ef_search)
         return {
             "vector": vector,
             "keyword": {**common, "backend": self.keyword_index.name,

@@ -169,7 +169,8 @@ def instrument(rs, stages: Stages) -> None:
     stages.wrap(classify, "doc_type", "classify")
     for name in ("ingest_file", "ingest_bytes", "_ingest_bytes", "_prepare", "_store_original",
                  "_store", "_index_pending", "_encode", "_add_to_indexes", "_deactivate",
-                 "_record_index_counts", "check_guardrails", "repair_interrupted"):
+                 "_record_index_counts", "check_guardrails", "repair_interrupted",
+                 "_read_back"):
         stages.wrap(svc.Ingestor, name, name)
     stages.wrap(rs.embedder, "encode", "embed")
     stages.wrap(rs.vector_index, "add", "chroma_add")
@@ -197,7 +198,9 @@ def breakdown(st: Stages, total: float) -> list[tuple[str, float, float]]:
             minus=("_prepare", "_store", "_store_original", "sha256")),
         row("SQLite: text, sections, chunks", key="_store", minus=("language", "classify")),
         row("SQLite: activate versions", key="_index_pending",
-            minus=("_encode", "_add_to_indexes", "_record_index_counts", "_deactivate")),
+            minus=("_encode", "_add_to_indexes", "_record_index_counts", "_deactivate",
+                   "_read_back")),
+        ("read-back (own-vector search of a sample)", w["_read_back"], c["_read_back"]),
         ("SQLite: index counts", w["_record_index_counts"], c["_record_index_counts"]),
         ("SQLite: job progress", w["job_update"] + w["job_start_finish"],
          c["job_update"] + c["job_start_finish"]),

@@ -110,6 +110,9 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
         failed = sum(not o.ok for o in outcomes)
         msg = f"{len(outcomes) - failed} of {len(outcomes)} files ingested"
         (st.warning if failed else st.success)(msg + (f", {failed} failed." if failed else "."))
+        lost = docs.unretrievable_message(outcomes)
+        if lost:
+            st.error(md_escape(lost), icon=":material/search_off:")
 elif st.session_state[K.UPLOAD_RESULTS]:
     st.subheader("Last upload", anchor=False)
     st.dataframe(st.session_state[K.UPLOAD_RESULTS], hide_index=True)

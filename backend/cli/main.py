@@ -100,7 +100,16 @@ def cmd_ingest(a) -> int:
             print(f"note: {safe_text(o.filename)}: {safe_text(o.note)}")
         for w in o.warnings:
             print(f"warning: {safe_text(o.filename)}: {safe_text(w)}", file=sys.stderr)
-    return 1 if (missing or any(not o.ok for o in outcomes)) else 0
+    lost = [o for o in outcomes if o.unretrievable]
+    if lost:  # printed even with -q: search would silently miss these chunks
+        n = sum(len(o.unretrievable) for o in lost)
+        print(f"WARNING: {n} chunk(s) of {len(lost)} document(s) written by this ingest cannot "
+              "be found by vector search with their own vector:", file=sys.stderr)
+        for o in lost:
+            print(f"  document {o.document_id} ({safe_text(o.filename)}): {len(o.unretrievable)} of "
+                  f"{o.read_back} chunk(s) read back", file=sys.stderr)
+        print("run `python -m backend check --full` (and `check --repair`)", file=sys.stderr)
+    return 1 if (missing or lost or any(not o.ok for o in outcomes)) else 0
 
 
 def _identity(a, rs, actor):
@@ -253,8 +262,19 @@ def cmd_reindex(a) -> int:
 
 
 def _print_problems(report) -> None:
+    """Each problem with its count and examples, and the documents it affects (id, title,
+    file name), so a user can tell which documents search cannot find."""
     for k, v in report.problems().items():
         print(f"  {k}: {len(v)}" + (f" (e.g. {', '.join(map(str, v[:3]))})" if v else ""))
+        docs = report.documents.get(k) or []
+        for d in docs[:DOCS_SHOWN]:
+            print(f"    document {d['id']} {d['title']!r} ({d['filename']}): "
+                  f"{d['chunks']} chunk(s)")
+        if len(docs) > DOCS_SHOWN:
+            print(f"    ... and {len(docs) - DOCS_SHOWN} more document(s) (--json lists all)")
+
+
+DOCS_SHOWN = 20
 
 
 def cmd_check(a) -> int:
@@ -275,6 +295,9 @@ def cmd_check(a) -> int:
     if a.repair:
         rep = ing.repair(full=a.full, on_progress=progress)
         bar.close()
+        if a.json:
+            print(json.dumps(rep.to_dict(), ensure_ascii=False, indent=2, default=str))
+            return 0 if rep.after.ok else 1
         if rep.found.ok and not rep.repaired_anything:
             print(f"ok: store and both indexes agree ({rep.after.summary()})")
             return 0
@@ -288,6 +311,10 @@ def cmd_check(a) -> int:
         report = ing.check(full=a.full, on_progress=progress)
         bar.close()
         prefix = ""
+        if a.json:
+            print(json.dumps({"ok": report.ok, "summary": report.summary(), **report.to_dict()},
+                             ensure_ascii=False, indent=2, default=str))
+            return 0 if report.ok else 1
     if report.ok:
         print(f"{prefix}ok: store and both indexes agree ({report.summary()})")
         return 0
@@ -505,6 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--full", action="store_true",
                    help="read back every chunk's vector and keyword entry (default: a sample)")
     x.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    x.add_argument("--json", action="store_true",
+                   help="print the report as JSON (problems, affected documents)")
     x.set_defaults(fn=cmd_check)
     x = sub.add_parser("collections", help="list collections")
     x.set_defaults(fn=cmd_collections)

@@ -10,9 +10,16 @@ client keeps the HNSW graph in memory and persists it from there, so every write
 data dir's index write lock and reopens a client older than the last commit, and readers
 reopen when the generation moved (`EmbeddedSource`, `backend.index.writelock`).
 
-HNSW: Chroma's defaults (ef_construction=ef_search=100, M=16) gave recall@10 of 0.86
-against exact search on 3,000 random 384-d vectors; ef 200 / M 32 gave 0.996
-(`tests/test_index_contract.py::test_chroma_recall`)."""
+Nearest neighbours: with the embedded client (and `vector_search=exact`, the default) they are
+found by exact search over every stored vector (`backend.index.exact_vectors`, written beside
+Chroma under the same lock): Chroma's HNSW graph, built incrementally, loses chunks when a
+large family of near-duplicates arrives after them (issue 21; docs/retrieval.md, "Why vector
+search is exact"). Chroma keeps storing vectors and metadata and answers `where` filters.
+
+HNSW (a Chroma server, `vector_search=hnsw`, and filtered searches that Chroma answers):
+Chroma's defaults (ef_construction=ef_search=100, M=16) gave recall@10 of 0.86 against exact
+search on 3,000 random 384-d vectors; ef 200 / M 32 gave 0.996
+(`tests/test_index_contract.py::test_chroma_recall`); docs/benchmarks.md, "Vector recall"."""
 from __future__ import annotations
 
 import contextlib
@@ -27,6 +34,7 @@ from backend.batching import CoalescingBatcher
 from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
+from backend.index.exact_vectors import ExactVectors
 from backend.index.chroma_clients import (
     ClientSource,
     EmbeddedSource,
@@ -98,9 +106,11 @@ class ChromaVectorIndex:
         self._epoch = -1
         self._ef_search_outdated = False
         self._closed = False
+        self.exact: ExactVectors | None = None
         try:
             with self._open_source().reading() as client:
-                self._collection_of(client, check=True)
+                col = self._collection_of(client, check=True)
+                self.exact = self._exact_vectors(col)
                 try:
                     self._max_batch = max(1, int(client.get_max_batch_size()))
                 except Exception:  # pragma: no cover - old servers
@@ -110,6 +120,45 @@ class ChromaVectorIndex:
         except BaseException:
             self.close()  # the caller never gets the object to close
             raise
+
+    def _exact_vectors(self, col: Any) -> ExactVectors | None:
+        """The exact-search log of this collection, or None (HNSW search): a Chroma server,
+        `vector_search=hnsw`, or a collection filled before the log existed (it answers by
+        HNSW until `reindex` rebuilds it, which the index guardrails ask for)."""
+        s = self.settings
+        if s.chroma_url or s.vector_search != "exact":
+            return None
+        exact = ExactVectors(self._log_path)
+        if exact.exists() or not col.count():
+            return exact
+        log.warning("Chroma collection %s has no exact-search log (built before it existed): "
+                    "searching its HNSW graph; run `python -m backend reindex`",
+                    self.collection_name)
+        return None
+
+    def _adopt_exact_log(self) -> None:
+        """An index opened before its exact-search log existed (a data dir from before it)
+        switches to exact search as soon as another process's `reindex` has written one."""
+        if self.exact is None and self.search_mode_wanted == "exact" \
+                and self._log_path.exists():
+            self.exact = ExactVectors(self._log_path)
+
+    @property
+    def _log_path(self):
+        """Where this collection's exact-search log lives (`<data_dir>/vectors/`)."""
+        return self.settings.data_dir / "vectors" / f"{self.collection_name}.log"
+
+    @property
+    def search_mode_wanted(self) -> str:
+        """How the settings want nearest neighbours found ("exact" needs the embedded
+        client); the index guardrails compare it with what the index was built for."""
+        return "hnsw" if self.settings.chroma_url or self.settings.vector_search != "exact" \
+            else "exact"
+
+    @property
+    def search_mode(self) -> str:
+        """"exact" or "hnsw": how unfiltered nearest neighbours are found."""
+        return "exact" if self.exact is not None else "hnsw"
 
     def close(self) -> None:
         """Give back the client: the embedded client of a directory is closed when its last
@@ -202,7 +251,7 @@ class ChromaVectorIndex:
     def configuration(self) -> dict[str, Any]:
         """The collection's HNSW configuration as Chroma reports it."""
         col = self._read(lambda col: col)
-        return dict((col.configuration_json or {}).get("hnsw") or {})
+        return {**((col.configuration_json or {}).get("hnsw") or {}), "search": self.search_mode}
 
     # ---- VectorIndex -----------------------------------------------------------------
     def add(self, chunks: Sequence[IndexedChunk], embeddings: Sequence[Sequence[float]]) -> None:
@@ -225,6 +274,8 @@ class ChromaVectorIndex:
                     embeddings=vecs[idx],
                     metadatas=[_metadata(c) for c in batch],
                 ))
+                if self.exact is not None:
+                    self.exact.add([c.chunk_id for c in batch], vecs[idx])
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(chunk_ids))
@@ -234,6 +285,8 @@ class ChromaVectorIndex:
             for start in range(0, len(ids), self._max_batch):
                 part = ids[start : start + self._max_batch]
                 self._write("delete vectors", lambda col, part=part: col.delete(ids=part))
+                if self.exact is not None:
+                    self.exact.delete(part)
 
     def search(self, embedding: Sequence[float], k: int, flt: IndexFilter | None = None) -> list[IndexHit]:
         return self.search_many([embedding], k, flt)[0]
@@ -312,8 +365,13 @@ class ChromaVectorIndex:
         by_n: dict[int, list[int]] = {}
         for i, (n, _) in enumerate(items):
             by_n.setdefault(n, []).append(i)
+        self._adopt_exact_log()
         for n, idx in by_n.items():
             query = np.stack([items[i][1] for i in idx])
+            if self.exact is not None:
+                for i, hit in zip(idx, self.exact.nearest(query, n)):
+                    out[i] = hit
+                continue
             res = self._read(lambda col, query=query, n=n: col.query(
                 query_embeddings=query, n_results=n, include=["distances"]))
             for i, ids, dists in zip(idx, res.get("ids") or [[]] * len(idx),
@@ -367,7 +425,9 @@ class ChromaVectorIndex:
         return out
 
     def ids(self) -> set[str]:
-        out: set[str] = set()
+        """Ids in Chroma or in the exact-search log (one missing from either is found by the
+        read-back of `check`: not found by its own vector, or unreadable)."""
+        out: set[str] = set(self.exact.ids()) if self.exact is not None else set()
         offset = 0
         while True:
             res = self._read(lambda col: col.get(include=[], limit=_PAGE, offset=offset))
@@ -392,6 +452,9 @@ class ChromaVectorIndex:
                 with self._lock:
                     self._collection = None
                 self._collection_of(client)
+            if self.search_mode_wanted == "exact":
+                self.exact = ExactVectors(self._log_path)
+                self.exact.remove()  # created by the first add
 
     def drop(self) -> None:
         """Delete the collection (a server outlives tests; nothing is recreated)."""
@@ -402,6 +465,8 @@ class ChromaVectorIndex:
                 client.delete_collection(self.collection_name)
             with self._lock:
                 self._collection = None
+            if self.exact is not None:
+                self.exact.remove()
 
     def get_embeddings(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored vectors of the given chunks (missing ids are left out); e.g. for MMR and

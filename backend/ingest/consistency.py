@@ -52,6 +52,9 @@ class CheckReport:
     active_chunks: int = 0
     read_back: int = 0
     full: bool = False
+    # per problem field of chunks of the store: the documents they belong to
+    # ({"id", "title", "filename", "chunks"}), so a user can tell what search cannot find
+    documents: dict[str, list[dict]] = field(default_factory=dict)
 
     PROBLEM_FIELDS = ("stuck_versions", "vector_orphans", "vector_missing", "vector_unreadable",
                       "vector_unretrievable", "keyword_orphans", "keyword_missing",
@@ -79,6 +82,31 @@ class CheckReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    DOCUMENT_FIELDS = ("vector_missing", "vector_unreadable", "vector_unretrievable",
+                       "keyword_missing", "keyword_unreadable", "memberships_stale")
+
+    def name_documents(self, store) -> None:
+        """Fill `documents`: which documents the damaged chunks of each field belong to."""
+        wanted = {f: getattr(self, f) for f in self.DOCUMENT_FIELDS if getattr(self, f)}
+        self.documents = {f: affected_documents(store, ids) for f, ids in wanted.items()}
+
+
+def affected_documents(store, chunk_ids) -> list[dict]:
+    """The documents of these chunks (id, title, file name, how many of the chunks), most
+    affected first; chunks no longer in the store are left out."""
+    from backend.store.models import Document
+
+    with store.session() as s:
+        per_doc: dict[int, int] = {}
+        for c in repo.chunks_by_ids(s, list(chunk_ids)).values():
+            per_doc[c.document_id] = per_doc.get(c.document_id, 0) + 1
+        rows = []
+        for doc_id, n in sorted(per_doc.items(), key=lambda kv: (-kv[1], kv[0])):
+            doc = s.get(Document, doc_id)
+            rows.append({"id": doc_id, "title": doc.title if doc else "",
+                         "filename": doc.filename if doc else "", "chunks": n})
+    return rows
 
 
 @dataclass
@@ -173,6 +201,7 @@ def check(ing: "Ingestor", *, full: bool = False, sample: int | None = None,
         report.vector_unretrievable = sorted(set(again.vector_unretrievable))
         report.keyword_unreadable = sorted(set(again.keyword_unreadable))
         report.memberships_stale = sorted(set(again.memberships_stale))
+    report.name_documents(ing.store)
     return report
 
 
@@ -237,8 +266,41 @@ def _stale_memberships(ing: "Ingestor", ids: list[str], report: CheckReport) -> 
     return sorted(stale)
 
 
+EXACT_SEARCHED = 16  # per read-back batch: own-vector searches when the index searches exactly
+
+
 def _not_found_by_own_vector(index, vecs: dict[str, np.ndarray], k: int,
                              report: CheckReport) -> list[str]:
+    """Chunks a search with their own vector does not find. An index that searches exactly
+    (`backend.index.exact_vectors`) finds a chunk whenever its searched vector is the stored
+    one — every exact search ranks that vector first, ties only with identical vectors — so
+    there every vector is compared with the one the search holds (O(n), where searching all
+    of them costs O(n²): ten minutes for `check --full` at 100k chunks) and EXACT_SEARCHED of
+    them are searched for as well, which keeps the search itself under test."""
+    exact = getattr(index, "exact", None)
+    if exact is None or getattr(index, "search_mode", None) != "exact" or not vecs:
+        return _searched_not_found(index, vecs, k, report)
+    try:
+        held = exact.vectors(list(vecs))
+    except Exception as exc:
+        report.errors.append(f"vector index: cannot read the exact-search log ({exc})")
+        return list(vecs)
+    differ = {c for c, v in vecs.items()
+              if c not in held or float(held[c] @ _unit(v)) < SAME_VECTOR}
+    ids = list(vecs)
+    searched = ids if len(ids) <= EXACT_SEARCHED else random.Random().sample(ids, EXACT_SEARCHED)
+    lost = _searched_not_found(index, {c: vecs[c] for c in searched}, k, report)
+    return [c for c in ids if c in differ or c in set(lost)]
+
+
+def _unit(v) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    n = float(np.linalg.norm(v))
+    return v / n if n else v
+
+
+def _searched_not_found(index, vecs: dict[str, np.ndarray], k: int,
+                        report: CheckReport) -> list[str]:
     ids = list(vecs)
     if not ids:
         return []
@@ -249,6 +311,32 @@ def _not_found_by_own_vector(index, vecs: dict[str, np.ndarray], k: int,
         return ids
     return [cid for cid, hits in zip(ids, results)
             if not any(h.chunk_id == cid or h.score >= SAME_VECTOR for h in hits)]
+
+
+# ---- read-back after an ingest ----------------------------------------------------------------
+
+READBACK_SAMPLE = 16  # chunks per published batch searched by their own vector (at least
+# one of every file); measured: docs/benchmarks.md, "Read-back after ingest"
+
+
+def readback_sample(files: list[list[str]], size: int = READBACK_SAMPLE,
+                    rnd: random.Random | None = None) -> list[str]:
+    """Chunk ids to read back from a published batch (`files`: each file's chunk ids): one
+    chunk of every file, then random others up to `size` in all."""
+    rnd = rnd or random.Random()
+    chosen = [rnd.choice(ids) for ids in files if ids]
+    rest = [c for ids in files for c in ids if c not in set(chosen)]
+    extra = max(0, size - len(chosen))
+    return chosen + (rnd.sample(rest, extra) if len(rest) > extra else rest)
+
+
+def unretrievable(index, vectors: dict[str, np.ndarray]) -> tuple[list[str], str | None]:
+    """The chunks among `vectors` (id -> the vector just written) that a search with their own
+    vector does not return among the nearest SELF_HITS; (ids, error) — an index that cannot
+    be searched makes all of them unretrievable, with the reason."""
+    report = CheckReport()
+    lost = _not_found_by_own_vector(index, vectors, SELF_HITS, report)
+    return lost, (report.errors[0] if report.errors else None)
 
 
 # ---- repair ---------------------------------------------------------------------------------

@@ -18,8 +18,13 @@ from backend.store.models import Document, DocumentVersion, Section
 log = logging.getLogger(__name__)
 
 
-# Parameters recorded by indexes that did not record them yet: what they used.
-LEGACY_PARAMS = {"embedding_backend": "torch", "int8_vectors": 1}
+# Parameters recorded by indexes that did not record them yet: what they used (HNSW: the
+# settings' defaults until 2026-12-01, searched through the graph).
+LEGACY_PARAMS = {"embedding_backend": "torch", "int8_vectors": 1, "vector_search": "hnsw",
+                 "hnsw_m": 32, "hnsw_ef_construction": 200, "hnsw_ef_search": 200}
+# Applied to an existing index in place (ChromaVectorIndex sets ef_search when it opens the
+# collection): recorded, never a reason to reindex.
+IN_PLACE_PARAMS = frozenset({"hnsw_ef_search"})
 
 
 class MaintenanceMixin:
@@ -34,7 +39,8 @@ class MaintenanceMixin:
                 if meta is None or meta.chunk_count == 0:
                     continue
                 had = {**LEGACY_PARAMS, **meta.params}
-                diff = {k: (had.get(k), v) for k, v in params.items() if had.get(k) != v}
+                diff = {k: (had.get(k), v) for k, v in params.items()
+                        if had.get(k) != v and k not in IN_PLACE_PARAMS}
                 if "embedding_backend" in diff and same_vectors(*diff["embedding_backend"]):
                     del diff["embedding_backend"]  # vectors within tolerance (backend.embed)
                 if diff:

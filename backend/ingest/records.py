@@ -23,6 +23,8 @@ class IngestOutcome:
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     note: str | None = None  # how the document was chosen (a version by file name, ...)
+    read_back: int = 0  # chunks searched for by their own vector after the write
+    unretrievable: list[str] = field(default_factory=list)  # ... and not found in the top 10
 
     @property
     def ok(self) -> bool:

@@ -24,6 +24,7 @@ from backend.access import Scope
 from backend.errors import FileTooLarge, IngestError, PathRefused, storage_full
 from backend.ingest.extract import is_supported, unsupported
 from backend.ingest.language import detect_language
+from backend.ingest import consistency
 from backend.ingest.batches import Pipeline
 from backend.ingest.dedup import (base_source, dedup_scope, own_source, readable_versions,
                                   reusable, version_key)
@@ -55,6 +56,15 @@ log = logging.getLogger(__name__)
 # Files are matched to a same-named document by name; web pages (index.html on every site)
 # and repository files (README.md in every folder) are identified by their URL or path only.
 NAME_MATCH_KINDS = ("file", "upload", "sync")
+
+
+def readback_result(outcomes: Sequence[IngestOutcome]) -> dict:
+    """The job result's account of the read-back: chunks searched for, and every file whose
+    chunks could not be found by their own vector (document id, file name, chunk ids)."""
+    return {"chunks": sum(o.read_back for o in outcomes),
+            "unretrievable": sum(len(o.unretrievable) for o in outcomes),
+            "documents": [{"document_id": o.document_id, "filename": o.filename,
+                           "chunks": o.unretrievable} for o in outcomes if o.unretrievable]}
 
 
 class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
@@ -160,6 +170,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             finish_job(self.store, job_id, status, result={
                 "files": len(outcomes), "failed": sum(not o.ok for o in outcomes),
                 "chunks": sum(o.chunks for o in outcomes),
+                "read_back": readback_result(outcomes),
                 **({"outcomes": [o.for_job() for o in outcomes]} if report_to_job else {})})
         return outcomes
 
@@ -442,6 +453,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                     doc = s.get(Document, p.outcome.document_id)
                     doc.active_version_id, doc.status = version.id, "active"
             self._record_index_counts()
+        self._read_back(pending, chunks, embeddings)
         return [p.outcome for p in pending]
 
     def _roll_back(self, pending: list[_Pending], chunks, err: Exception) -> list[IngestOutcome]:
@@ -461,6 +473,32 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             o.status, o.chunks, o.error = "failed", 0, f"{o.filename}: {reason}"
             self._mark_failed(o.version_id, o.error, drop_content=True)
         return [p.outcome for p in pending]
+
+    def _read_back(self, pending: list[_Pending], chunks, embeddings) -> None:
+        """Search a sample of what was just written by its own vector (one chunk of every
+        file, READBACK_SAMPLE in all); a chunk not among the nearest ten becomes a warning
+        on its file's outcome, which the CLI, the job result and the upload page show."""
+        vec_of = dict(zip((c.chunk_id for c in chunks), embeddings))
+        files = [[c.chunk_id for c in p.chunks] for p in pending]
+        sample = consistency.readback_sample(files)
+        lost, error = consistency.unretrievable(self.rs.vector_index,
+                                                {c: vec_of[c] for c in sample})
+        lost_set = set(lost)
+        for p, ids in zip(pending, files):
+            mine = [c for c in sample if c in set(ids)]
+            p.outcome.read_back = len(mine)
+            gone = [c for c in mine if c in lost_set]
+            if not gone:
+                continue
+            p.outcome.unretrievable = gone
+            p.outcome.warnings.append(
+                f"{len(gone)} of {len(mine)} chunk(s) read back after the write cannot be "
+                "found by vector search with their own vector (not among the nearest 10)"
+                + (f": {error}" if error else "")
+                + "; search will miss them — run `python -m backend check --full`")
+            log.warning("ingest read-back: %s: %d of %d chunk(s) cannot be found by vector "
+                        "search (%s)", p.outcome.filename, len(gone), len(mine),
+                        ", ".join(gone[:3]))
 
     def _mark_failed(self, version_id: int, error: str, *, drop_content: bool = False) -> None:
         with self.store.session() as s:
