@@ -373,7 +373,7 @@ class Settings(BaseSettings):
     mcp_stateless: bool = Field(
         False, description="Serve MCP over streamable HTTP in the SDK's stateless mode: no "
         "session is kept between requests, so any of several API workers can answer each one "
-        "(`python -m backend stack --api-workers N` sets it). The legacy SSE transport "
+        "(`python -m backend stack` sets it). The legacy SSE transport "
         "(/mcp-sse) keeps a session per connection and needs one worker or sticky routing."
     )
     api_max_body_kb: int = Field(
