@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -160,7 +161,7 @@ class Stack:
                 state["parts"][name] = getattr(self, f"_start_{name}")()
                 self._save(state)
                 self._wait(name, state["parts"][name])
-            except Exception as exc:  # noqa: BLE001 - every failure stops what runs
+            except BaseException as exc:  # also Ctrl-C: nothing half-started stays up
                 self._save(state)
                 stopped = self.stop()
                 raise StackError(
@@ -255,12 +256,12 @@ class Stack:
         if name == "search":
             st = SearchNode(self.settings(), port).status()
             return st.running, f"{st.engine} {st.version}" if st.running else ""
-        if name == "api":
+        if name == "api":  # answering, and every worker through its start-up
             ok, detail = http_ok(f"http://127.0.0.1:{port}/api/health")
-            ready = api_workers_ready(self._log("api"), part.get("log_offset", 0))
-            workers = f"{len(ready)}/{self.state().get('workers', self.workers)} workers"
+            ready = len(api_workers_ready(self._log("api"), part.get("log_offset", 0)))
             want = self.state().get("workers", self.workers)
-            return ok and len(ready) >= want, f"{workers}; {detail}" if not ok else workers
+            workers = f"{ready}/{want} workers"
+            return ok and ready >= want, workers if ok else f"{workers}; {detail}"
         if name == "dashboard":
             return http_ok(f"http://127.0.0.1:{port}/_stcore/health")
         return True, ""  # the scheduler: no port, its process runs
@@ -454,10 +455,12 @@ def api_workers_ready(log: Path, offset: int = 0) -> set[int]:
 
 
 def tail(path: Path, lines: int = 15) -> str:
+    """The log's last lines without terminal colours (Chroma writes them to files too)."""
     try:
-        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
+        text = Path(path).read_text(errors="replace")
     except OSError:
         return "(no log)"
+    return "\n".join(re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines()[-lines:])
 
 
 def status_json(parts: list[PartStatus]) -> str:

@@ -157,3 +157,15 @@ def test_a_part_that_fails_stops_the_parts_already_started(stack_dir):
     assert "chroma.log" in r.stderr and "stopped again: postgres" in r.stderr, r.stderr
     assert port_free(ports[0])
     assert not (stack_dir / "pg" / "data" / "postmaster.pid").exists()
+
+
+def test_start_refuses_taken_ports_naming_the_part_and_starts_nothing(tmp_path):
+    import socket
+
+    ports = distinct_ports(5)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", ports[3]))
+        s.listen()
+        r = cli(dict(os.environ), "stack", "start", *stack_args(tmp_path / "s", ports))
+    assert r.returncode == 2 and f"api port {ports[3]}" in r.stderr, r.stderr
+    assert not (tmp_path / "s" / "stack.json").exists()
