@@ -11,6 +11,7 @@ log, so `status` and `stop` work from any later process. A part that fails to st
 the ones already running; the error names it and quotes its log."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -198,8 +199,19 @@ class Stack:
                                  + (f" ({st.detail})" if st.detail else ""))
             time.sleep(0.5)
 
+    def pg_home(self) -> Path:
+        """`DIR/pg`; as root, when the postgres user cannot enter DIR (the data dir, and so
+        the default DIR under it, is 0700), a folder of this stack in postgres's home."""
+        home = self.dir / "pg"
+        if os.geteuid() != 0 or postgres_can_enter(self.dir.parent):
+            return home
+        import pwd
+
+        tag = hashlib.sha256(str(self.dir).encode()).hexdigest()[:12]
+        return Path(pwd.getpwnam("postgres").pw_dir) / "ragscope-stack" / tag
+
     def _start_postgres(self) -> dict:
-        pg = Postgres(self.dir / "pg", self.ports["postgres"], self._log("postgres"))
+        pg = Postgres(self.pg_home(), self.ports["postgres"], self._log("postgres"))
         pg.start()
         return {"pid": pg.pid(), "port": self.ports["postgres"], "pgdata": str(pg.data),
                 "started_at": time.time()}
@@ -316,9 +328,7 @@ class Postgres:
             shutil.chown(self.home, "postgres")
             parent = self.home.parent  # the stack dir: postgres may pass through, not list
             parent.chmod(parent.stat().st_mode | 0o001)
-            probe = subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c",
-                                    f"test -w {shlex.quote(str(self.home))}"])
-            if probe.returncode != 0:
+            if not postgres_can_enter(self.home, "-w"):
                 raise StackError(f"the postgres user cannot write {self.home}: choose a --dir "
                                  "whose parent folders others may enter (chmod o+x)")
         if not (self.data / "PG_VERSION").exists():
@@ -363,6 +373,12 @@ class Postgres:
                 return c.execute("SELECT 1").fetchone() == (1,), ""
         except psycopg.Error as exc:
             return False, str(exc).strip().splitlines()[0][:200]
+
+
+def postgres_can_enter(path: Path, test: str = "-x") -> bool:
+    probe = subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c",
+                            f"test {test} {shlex.quote(str(path))}"], capture_output=True)
+    return probe.returncode == 0
 
 
 def pg_bin() -> Path:
