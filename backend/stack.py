@@ -334,10 +334,17 @@ class Postgres:
         if not (self.data / "PG_VERSION").exists():
             self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres",
                       "-E", "UTF8", "--locale=C.UTF-8")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.home / "server.log"),
-                  "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k ''", "-w",
-                  "-t", "60", "start")
         self._link_log()
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.home / "server.log"),
+                      "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k ''", "-w",
+                      "-t", "60", "start")
+            self._create_database()
+        except BaseException:
+            self.stop()  # not yet in stack.json: nobody else would stop it
+            raise
+
+    def _create_database(self) -> None:
         have = self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
                          "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'")
         if have.stdout.strip() != "1":
@@ -346,8 +353,9 @@ class Postgres:
 
     def _link_log(self) -> None:
         """The server's log (owned by postgres) is also the stack's postgres.log."""
-        if not self.log.exists():
-            self.log.symlink_to(self.home / "server.log")
+        if self.log.is_symlink() or self.log.exists():
+            self.log.unlink()
+        self.log.symlink_to(self.home / "server.log")
 
     def pid(self) -> int | None:
         try:
