@@ -378,6 +378,12 @@ class Settings(BaseSettings):
         "127.0.0.1 keeps it on this machine. Another address exposes it: put TLS in front."
     )
     api_port: int = Field(8000, ge=1, le=65535, description="Port of the HTTP API and MCP.")
+    mcp_stateless: bool = Field(
+        False, description="Serve MCP over streamable HTTP in the SDK's stateless mode: no "
+        "session is kept between requests, so any of several API workers can answer each one "
+        "(`python -m backend stack` sets it). The legacy SSE transport "
+        "(/mcp-sse) keeps a session per connection and needs one worker or sticky routing."
+    )
     api_max_body_kb: int = Field(
         1024, ge=1, le=1_048_576, description="Largest request body the API accepts, in KiB "
         "(uploads: RAGSCOPE_MAX_UPLOAD_MB per file instead); more is refused with 413."

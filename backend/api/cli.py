@@ -50,6 +50,17 @@ def cmd_api(a) -> int:
     return 0
 
 
+def worker_app():
+    """The app of one uvicorn worker (`uvicorn --factory backend.api.cli:worker_app
+    --workers N`, started by `python -m backend stack`): settings from the environment only.
+    No CLI bridge run file: it names one process, and the workers are several."""
+    from backend.api.http import create_app
+
+    app = create_app(settings=Settings())
+    freeze_startup_objects()
+    return app
+
+
 def freeze_startup_objects() -> None:
     """Move what start-up made (modules, the index clients, the app: ~150k objects) out of
     the garbage collector's view: full collections then scan only what requests make.

@@ -83,6 +83,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     mcp = build_mcp(rs)
     security = _local_hosts(s.api_allowed_hosts)
     streamable = mcp.streamable_http_app(streamable_http_path="/mcp",
+                                         stateless_http=s.mcp_stateless,
                                          transport_security=security)
     sse = mcp.sse_app(sse_path="/sse", message_path="/messages/", transport_security=security)
 

@@ -564,6 +564,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import crawl as cli_crawl
     from backend.cli import ingest as cli_ingest
     from backend.cli import search_node as cli_search_node
+    from backend.cli import stack as cli_stack
 
     cli_crawl.register(sub)
     cli_chatbot.register(sub)
@@ -573,6 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_access.register(sub)
     cli_api.register(sub)
     cli_search_node.register(sub)
+    cli_stack.register(sub)
     x = sub.add_parser("up", help="ingest the sample corpus, start the API and the dashboard")
     x.add_argument("--address", default="127.0.0.1")
     x.add_argument("--port", type=int, default=8501)
