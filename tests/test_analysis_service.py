@@ -82,6 +82,9 @@ def test_resectioning_recomputes_the_analysis(rs, ingestor):
             "abzuschließen.\n")
     out = ingestor.ingest_bytes(text.encode(), "pumpwerk.txt")
     assert out.ok
+    # numbered headings on (its title "Betriebsanweisung Pumpwerk" makes it an ops document,
+    # whose profile reads no numbered headings): the starting point of this test
+    ingestor.set_profile(out.document_id, "generic_text")
     before = analyze_document(rs, out.document_id, what="deadlines", scope=EVERYTHING)
     assert [i.section for i in before.items("deadlines")] == ["2 Betrieb"]
     assert analyze_document(rs, out.document_id, what="deadlines", scope=EVERYTHING).results["deadlines"].cached
