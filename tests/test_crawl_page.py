@@ -244,7 +244,9 @@ def test_create_run_now_history_edit_and_delete(crawl_page, bare, site, monkeypa
 
 def test_live_progress_cancel_and_resume(crawl_page, bare, site, monkeypatch):
     monkeypatch.setenv("RAGSCOPE_CRAWL_ALLOWED_HOSTS", site.removeprefix("http://"))
-    DELAYS.update({"/berths": 1.0, "/tides": 1.0})
+    # slow enough that the cancel lands before the third page even when the page's script
+    # runs take seconds on a loaded machine (1 s each was flaky on 2 cores)
+    DELAYS.update({"/berths": 3.0, "/tides": 3.0})
     at = crawl_page(bare[0], "editor")
     console = _console_of(bare[0])
     src = console.service.sources.create(SourceSpec(
@@ -277,7 +279,7 @@ def test_live_progress_cancel_and_resume(crawl_page, bare, site, monkeypatch):
     resume = at.button(key=f"{K.CRAWL_RESUME}.{run.run_id}")
     resume.click().run()
     assert not errors(at), errors(at)
-    for _ in range(200):  # resume runs in a new background thread of the service
+    for _ in range(400):  # resume runs in a new background thread of the service
         p = console.service.progress(run.run_id)
         if p.status not in ("cancelled", "queued", "running"):
             break
