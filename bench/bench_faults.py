@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from bench_api import _free_port, prepare  # noqa: E402  (the API bench's setup, reused)
+from bench_api import _free_port, prepare, start_server  # noqa: E402  (the API bench's setup, reused)
 
 DOC = ROOT / "docs" / "reliability.md"
 MATRIX_HEADING = "## The fault matrix"
@@ -148,24 +148,9 @@ def detect(out: Outcome, data_dir: Path) -> None:
 # -- the API ---------------------------------------------------------------------------------
 
 def start_api(data_dir: Path) -> tuple[subprocess.Popen, str]:
-    import httpx
-
+    """`python -m backend api` on a free port (bench_api's start_server), and its URL."""
     port = _free_port()
-    env = {**ENV, "RAGSCOPE_DATA_DIR": str(data_dir)}
-    proc = subprocess.Popen([sys.executable, "-m", "backend", "api", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
-                return proc, url
-        if proc.poll() is not None:
-            raise RuntimeError("the API server exited at start")
-        time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("the API server did not come up within 120 s")
+    return start_server(data_dir, port), f"http://127.0.0.1:{port}"
 
 
 def kill9(proc: subprocess.Popen) -> None:
