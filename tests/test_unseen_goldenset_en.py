@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from functools import cache
-from pathlib import Path
 
 import pytest
 import yaml
