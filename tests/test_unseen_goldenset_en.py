@@ -176,3 +176,17 @@ def test_split_rule_pinned(doc, split):
     """Two documents' splits written down when the files were named, so a changed rule cannot
     silently move documents between the splits."""
     assert doc_split(doc) == split
+
+
+def test_document_kinds():
+    """Formats of the shared brief (>= 3 PDF, >= 2 DOCX, web pages, Markdown, text) and at least
+    one long document (3,000+ words of extracted text)."""
+    from backend.ingest.extract import extract
+    from backend.ingest.normalise import normalise
+
+    files = sorted((DOCS / "en").iterdir())
+    kinds = Counter(p.suffix for p in files)
+    assert kinds[".pdf"] >= 3 and kinds[".docx"] >= 2 and min(
+        kinds[".html"], kinds[".md"], kinds[".txt"]) >= 1, kinds
+    words = {p.name: len(normalise(extract(p.read_bytes(), p.name)).text.split()) for p in files}
+    assert max(words.values()) >= 3000, words
