@@ -175,7 +175,7 @@ def instrument(rs, stages: Stages) -> None:
             (svc.Ingestor, "_ingest_bytes", "_ingest_bytes"),
             (svc.Ingestor, "_prepare", "_prepare"),
             (svc.Ingestor, "_store_original", "_store_original"),
-            (writing.VersionWriter, "store", "_store"),
+            (writing.VersionWriter, "write", "_store"),
             (publish.Publisher, "publish", "_index_pending"),
             (indexing.IndexWriter, "encode", "_encode"),
             (indexing.IndexWriter, "add", "_add_to_indexes"),

@@ -334,7 +334,7 @@ class Ingestor:
         out = IngestOutcome(filename, status, doc_id, version_id, note=note,
                             warnings=prepared.text.metadata.get("warnings", [])
                             + prepared.warnings)
-        pend = self.writer.store(out, key, prepared)  # chunk ids follow the version key
+        pend = self.writer.write(out, key, prepared)  # chunk ids follow the version key
         return pend if defer else self.publisher.publish([pend])[0]
 
     # ---- stages -------------------------------------------------------------------------

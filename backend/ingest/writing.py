@@ -32,7 +32,7 @@ class VersionWriter:
         self.rs, self.store, self.settings = rs, rs.store, rs.settings
         self.index, self.links = index, links
 
-    def store(self, out: IngestOutcome, sha: str, p: Prepared) -> _Pending:
+    def write(self, out: IngestOutcome, sha: str, p: Prepared) -> _Pending:
         """Write text, classification, sections and chunks with status "indexing" (committed).
         `sha`: the version's key (backend/ingest/dedup.py), which chunk ids are made of."""
         doc_id, version_id = out.document_id, out.version_id
