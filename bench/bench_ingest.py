@@ -162,7 +162,7 @@ def instrument(rs, stages: Stages) -> None:
 
     for name, label in [("extract", "extract"), ("normalise", "normalise"),
                         ("build_sections", "structure"), ("chunk_text", "chunking"),
-                        ("detect_language", "language"), ("update_job", "job_update"),
+                        ("update_job", "job_update"),
                         ("start_job", "job_start_finish"), ("finish_job", "job_start_finish"),
                         ("sha256_bytes", "sha256")]:
         stages.wrap(svc, name, label)
