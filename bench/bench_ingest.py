@@ -157,21 +157,34 @@ class Stages:
 
 
 def instrument(rs, stages: Stages) -> None:
-    from backend.ingest import classify
+    from backend.ingest import classify, indexing, publish, writing
     from backend.ingest import service as svc
 
     for name, label in [("extract", "extract"), ("normalise", "normalise"),
                         ("build_sections", "structure"), ("chunk_text", "chunking"),
-                        ("detect_language", "language"), ("update_job", "job_update"),
+                        ("update_job", "job_update"),
                         ("start_job", "job_start_finish"), ("finish_job", "job_start_finish"),
                         ("sha256_bytes", "sha256")]:
         stages.wrap(svc, name, label)
+    stages.wrap(writing, "detect_language", "language")  # the store stage's (VersionWriter)
     stages.wrap(classify, "doc_type", "classify")
-    for name in ("ingest_file", "ingest_bytes", "_ingest_bytes", "_prepare", "_store_original",
-                 "_store", "_index_pending", "_encode", "_add_to_indexes", "_deactivate",
-                 "_record_index_counts", "check_guardrails", "repair_interrupted",
-                 "_read_back"):
-        stages.wrap(svc.Ingestor, name, name)
+    # the Ingestor's stages and the collaborators that run them, under the labels used below
+    for owner, name, label in [
+            (svc.Ingestor, "ingest_file", "ingest_file"),
+            (svc.Ingestor, "ingest_bytes", "ingest_bytes"),
+            (svc.Ingestor, "_ingest_bytes", "_ingest_bytes"),
+            (svc.Ingestor, "_prepare", "_prepare"),
+            (svc.Ingestor, "_store_original", "_store_original"),
+            (writing.VersionWriter, "write", "_store"),
+            (publish.Publisher, "publish", "_index_pending"),
+            (indexing.IndexWriter, "encode", "_encode"),
+            (indexing.IndexWriter, "add", "_add_to_indexes"),
+            (indexing.IndexWriter, "deactivate", "_deactivate"),
+            (indexing.IndexWriter, "record_counts", "_record_index_counts"),
+            (svc.Ingestor, "check_guardrails", "check_guardrails"),
+            (svc.Ingestor, "repair_interrupted", "repair_interrupted"),
+            (publish.Publisher, "read_back", "_read_back")]:
+        stages.wrap(owner, name, label)
     stages.wrap(rs.embedder, "encode", "embed")
     stages.wrap(rs.vector_index, "add", "chroma_add")
     stages.wrap(rs.keyword_index, "add", "tantivy_add")

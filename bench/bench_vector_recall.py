@@ -169,12 +169,13 @@ def sequence(n: int, mode: str, m: int, efc: int, efs: int, queries: int) -> dic
 
 def readback_cost(files: int, rounds: int, chunks_per_file: int) -> dict:
     """Ingest generated files (bench/corpus.py) into two fresh data dirs, one with the
-    read-back after every published batch and one without (`Ingestor._read_back` replaced by
+    read-back after every published batch and one without (`Publisher.read_back` replaced by
     a no-op), part by part in alternating order so both see the same machine load."""
     sys.path.insert(0, str(ROOT / "bench"))
     from corpus import make_document
 
     from backend.config import Settings
+    from backend.ingest.publish import Publisher
     from backend.ingest.service import Ingestor
     from backend.services import Ragscope
 
@@ -190,7 +191,7 @@ def readback_cost(files: int, rounds: int, chunks_per_file: int) -> dict:
         off = Ragscope(Settings(data_dir=work / "off"))
         off.embedder = on.embedder
         on.embedder.encode(["warm-up"])
-        real = Ingestor._read_back
+        real = Publisher.read_back
         spent = {"s": 0.0, "n": 0}
 
         def timed(self, pending, chunks, embeddings):
@@ -205,14 +206,14 @@ def readback_cost(files: int, rounds: int, chunks_per_file: int) -> dict:
         parts = [paths[i::rounds] for i in range(rounds)]
         for r, part in enumerate(parts):
             for mode in (("on", "off") if r % 2 == 0 else ("off", "on")):
-                Ingestor._read_back = timed if mode == "on" else (lambda *a, **k: None)
+                Publisher.read_back = timed if mode == "on" else (lambda *a, **k: None)
                 rs = on if mode == "on" else off
                 t = time.perf_counter()
                 outs = Ingestor(rs).ingest_paths(part, collection="c")
                 secs[mode] += time.perf_counter() - t
                 chunks[mode] += sum(o.chunks for o in outs)
                 warned += sum(bool(o.unretrievable) for o in outs)
-        Ingestor._read_back = real
+        Publisher.read_back = real
         on.close()
         off.close()
         return dict(files=files, chunks=chunks["on"], batches=spent["n"],

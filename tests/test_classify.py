@@ -257,8 +257,8 @@ def test_traits_from_text_and_structure():
 def test_cli_reclassify_doc_types_title_and_profile(ingestor, corpus, monkeypatch, capsys):
     from backend.cli import main as cli
 
-    monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
-    monkeypatch.setattr(cli, "_rs", lambda: ingestor.rs)
+    monkeypatch.setattr("backend.cli.common._ingestor", lambda: ingestor)
+    monkeypatch.setattr("backend.cli.common._rs", lambda: ingestor.rs)
     monkeypatch.setattr(ingestor.rs, "close", lambda: None)
     assert cli.main(["reclassify", "-q"]) == 2
     assert "name a document or give --all" in capsys.readouterr().err

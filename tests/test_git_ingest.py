@@ -227,13 +227,13 @@ def test_bad_sources_fail_with_the_reason(ingestor, repo, tmp_path):
 def test_cli_ingest_git(ingestor, repo, monkeypatch, capsys):
     from backend.cli import main as cli
 
-    monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
+    monkeypatch.setattr("backend.cli.common._ingestor", lambda: ingestor)
     assert cli.main(["ingest-git", str(repo), "--collection", "code", "-q"]) == 1  # refused links
     out = capsys.readouterr()
     assert "4 new" in out.out and "REFUSED docs/passwd.md" in out.err
     assert cli.main(["ingest-git", str(repo), "--collection", "code", "-q"]) == 0
     assert "up to date at" in capsys.readouterr().out
-    monkeypatch.setattr(cli, "_rs", lambda: ingestor.rs)
+    monkeypatch.setattr("backend.cli.common._rs", lambda: ingestor.rs)
     monkeypatch.setattr(ingestor.rs, "close", lambda: None)
     assert cli.main(["git-sources"]) == 0
     listing = capsys.readouterr().out

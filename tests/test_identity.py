@@ -98,7 +98,7 @@ def test_folder_ingest_names_every_skipped_file(ingestor, tmp_path, capsys, monk
     _write(inbox, "daten.xyz", "not supported")
     _write(inbox, ".versteckt.md", V1)
     _write(inbox / ".git", "config", "[core]")
-    monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
+    monkeypatch.setattr("backend.cli.common._ingestor", lambda: ingestor)
     assert cli.main(["ingest", str(inbox), "-q"]) == 0
     out = capsys.readouterr().out
     root = inbox.resolve()
@@ -111,7 +111,7 @@ def test_folder_ingest_names_every_skipped_file(ingestor, tmp_path, capsys, monk
 def test_cli_identity_flags(ingestor, tmp_path, capsys, monkeypatch):
     from backend.cli import main as cli
 
-    monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
+    monkeypatch.setattr("backend.cli.common._ingestor", lambda: ingestor)
     cli.main(["ingest", str(_write(tmp_path / "a", "x.md", V1)), "-c", "ops", "-q"])
     cli.main(["ingest", str(_write(tmp_path / "b", "x.md", V2)), "-c", "ops", "-q"])
     assert "note: x.md: became version 2 of document" in capsys.readouterr().out

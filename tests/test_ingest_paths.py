@@ -117,7 +117,7 @@ def test_file_swapped_for_a_symlink_after_listing_is_not_followed(ingestor, layo
 def test_cli_prints_one_line_per_refused_file_and_exits_1(ingestor, layout, monkeypatch, capsys):
     from backend.cli import main as cli
 
-    monkeypatch.setattr(cli, "_ingestor", lambda: ingestor)
+    monkeypatch.setattr("backend.cli.common._ingestor", lambda: ingestor)
     before = os.umask(0o022)
     try:
         code = cli.main(["ingest", str(layout["inbox"]), "-q"])

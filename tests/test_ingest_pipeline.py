@@ -11,6 +11,7 @@ import pytest
 from backend.access import Scope
 from backend.ingest import batches as pipeline_mod
 from backend.ingest import records
+from backend.ingest.indexing import IndexWriter
 from backend.ingest.records import IngestItem
 from backend.ingest.service import Ingestor
 from backend.jobs import request_cancel
@@ -100,7 +101,7 @@ def test_extraction_of_the_next_files_overlaps_embedding(ingestor, monkeypatch):
     monkeypatch.setattr(pipeline_mod, "FLUSH_CHUNKS", 10_000)
     third_prepared = threading.Event()
     prepared: list[str] = []
-    real_prepare, real_encode = Ingestor._prepare, Ingestor._encode
+    real_prepare, real_encode = Ingestor._prepare, IndexWriter.encode
     overlapped: list[bool] = []
 
     def prepare(self, data, filename, ctx):
@@ -117,7 +118,7 @@ def test_extraction_of_the_next_files_overlaps_embedding(ingestor, monkeypatch):
         return real_encode(self, chunks)
 
     monkeypatch.setattr(Ingestor, "_prepare", prepare)
-    monkeypatch.setattr(Ingestor, "_encode", encode)
+    monkeypatch.setattr(IndexWriter, "encode", encode)
     outs = ingestor.ingest_many([IngestItem(f"f{i}.txt", data=_text(i)) for i in range(5)],
                                 total=5)
     assert overlapped == [True]

@@ -73,7 +73,7 @@ def _last_ingest_job(ing):
 def _cli(monkeypatch, rs, *argv):
     import backend.cli.main as cli
 
-    monkeypatch.setattr(cli, "_rs", lambda: rs)
+    monkeypatch.setattr("backend.cli.common._rs", lambda: rs)
     return cli.main(list(argv))
 
 

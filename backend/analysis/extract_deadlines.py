@@ -10,7 +10,8 @@ import re
 
 from backend.analysis.common import content_units, item_from_units, labelled_block
 from backend.analysis.dates import find_dates, find_durations
-from backend.analysis.extract_meetings import _ACTION_LABEL, _DECISION_LABEL, _DUE_HEAD, _due
+from backend.analysis.extract_actions import _ACTION_LABEL, _DUE_HEAD, _due
+from backend.analysis.extract_decisions import _DECISION_LABEL
 from backend.analysis.source import Source, Unit
 from backend.analysis.types import Item
 

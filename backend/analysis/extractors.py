@@ -8,7 +8,8 @@ from typing import Callable
 
 from backend.analysis.extract_entities import extract_entities
 from backend.analysis.extract_deadlines import extract_deadlines
-from backend.analysis.extract_meetings import extract_actions, extract_decisions
+from backend.analysis.extract_actions import extract_actions
+from backend.analysis.extract_decisions import extract_decisions
 from backend.analysis.extract_notes import (
     extract_operational_notes,
     extract_requirements,

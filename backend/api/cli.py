@@ -1,6 +1,6 @@
 """`python -m backend api | mcp | token …`: start the HTTP API + MCP server, run the MCP
-server over stdio, manage API tokens. Registered by backend/cli/main.py; errors become one line
-and exit 2 there."""
+server over stdio, manage API tokens. Registered by backend/cli/main.py (the CLI imports the
+API, never the reverse); errors become one line and exit 2 there."""
 from __future__ import annotations
 
 import argparse
@@ -31,12 +31,12 @@ def cmd_api(a) -> int:
     freeze_startup_objects()
     print(f"ragscope API on http://{host}:{port}/api (docs: /docs), MCP on /mcp", flush=True)
     if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
-        # the CLI's search/ask run here while this process is up (backend/cli/bridge.py)
-        from backend.cli import bridge as cli_bridge
+        # the CLI's search/ask run here while this process is up (backend/bridge/)
+        from backend.api import local_bridge
 
         local = "127.0.0.1" if host in ("0.0.0.0", "localhost") else \
             "[::1]" if host in ("::", "::1") else host
-        app.state.local_secret = cli_bridge.publish(s.data_dir, f"http://{local}:{port}")
+        app.state.local_secret = local_bridge.publish(s.data_dir, f"http://{local}:{port}")
     serving.exit_on_sigterm()  # clean-up below runs on SIGTERM as on Ctrl-C
     try:
         server = uvicorn.Server(serving.config(app, host=host, port=port,
@@ -44,9 +44,9 @@ def cmd_api(a) -> int:
         serving.guard_root_logger()
         server.run()
     finally:
-        from backend.cli import bridge as cli_bridge
+        from backend.api import local_bridge
 
-        cli_bridge.withdraw(s.data_dir)
+        local_bridge.withdraw(s.data_dir)
     return 0
 
 

@@ -96,7 +96,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
                   lifespan=lifespan)
     app.state.rs = rs
     app.state.provider_factory = provider_factory
-    app.state.local_secret = None  # set by `python -m backend api` (backend/cli/bridge.py)
+    app.state.local_secret = None  # set by `python -m backend api` (backend/bridge/)
     errors.install(app)
     for r in (routes_search.router, routes_documents.router, routes_analysis.router,
               routes_chatbots.router, routes_system.router, routes_local.router):

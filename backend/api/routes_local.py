@@ -1,4 +1,4 @@
-"""The CLI's `search` and `ask` run by this process on the CLI's behalf (backend/cli/bridge.py):
+"""The CLI's `search` and `ask` run by this process on the CLI's behalf (backend/bridge/):
 not part of the public API (not in the OpenAPI spec), loopback only, authorised by the secret
 the serving process announced in its data dir; 404 when the process announced none."""
 from __future__ import annotations
@@ -9,15 +9,16 @@ from collections.abc import Iterator
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
+from backend.api import local_bridge
 from backend.api.deps import services
-from backend.cli import bridge as cli_bridge
+from backend.bridge import calls, protocol
 from backend.errors import RagscopeError
 
 
 def local_operator(request: Request) -> None:
     client = request.client.host if request.client else None
-    if not cli_bridge.accepts(getattr(request.app.state, "local_secret", None),
-                              request.headers.get(cli_bridge.SECRET_HEADER), client):
+    if not local_bridge.accepts(getattr(request.app.state, "local_secret", None),
+                              request.headers.get(protocol.SECRET_HEADER), client):
         raise HTTPException(status_code=404, detail="Not Found")
 
 
@@ -37,16 +38,16 @@ async def _body(request: Request) -> dict:
 
 @router.post("/search")
 def search(request: Request, body: dict = Depends(_body)):
-    a = cli_bridge.namespace(body, cli_bridge.SEARCH_ARGS)
-    return cli_bridge.search_result(services(request), a)
+    a = protocol.namespace(body, protocol.SEARCH_ARGS)
+    return calls.search_result(services(request), a)
 
 
 @router.post("/ask")
 def ask(request: Request, body: dict = Depends(_body)):
     from backend.chat.service import ChatService
 
-    a = cli_bridge.namespace(body, cli_bridge.ASK_ARGS)
-    events = cli_bridge.ask_events(ChatService(services(request)), a)
+    a = protocol.namespace(body, protocol.ASK_ARGS)
+    events = calls.ask_events(ChatService(services(request)), a)
     first = next(events)  # errors in the question answer before the stream starts
 
     def lines() -> Iterator[str]:

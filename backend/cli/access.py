@@ -24,7 +24,7 @@ from backend.store.acl_models import MEMBER_KINDS, PERMISSIONS
 
 
 def _ctx(a):
-    from backend.cli.main import _rs, actor_of
+    from backend.cli.common import _rs, actor_of
 
     rs = _rs()
     return rs, actor_of(a, rs)

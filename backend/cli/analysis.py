@@ -8,7 +8,7 @@
 DOC is a document id, title or file name; S a section id, number ("TOP 3", "2.2", "§ 7"),
 label or path. Errors are RagscopeError subclasses; the main CLI prints them as one line.
 They act as the operator (every document) or, with `--as USER`, within that user's scope
-(backend/cli/main.py `scope_of`): a document outside it is not found."""
+(backend/cli/common.py `scope_of`): a document outside it is not found."""
 from __future__ import annotations
 
 import json
@@ -24,7 +24,7 @@ def _rs():
 
 
 def _scope(a, rs):
-    from backend.cli.main import scope_of
+    from backend.cli.common import scope_of
 
     return scope_of(a, rs)
 

@@ -33,10 +33,11 @@ def _service():
 
 
 def cmd_ask(a) -> int:
+    from backend.bridge import calls
     from backend.cli import bridge as cli_bridge
 
     link = cli_bridge.link_for(a)
-    events = link.ask(a) if link else cli_bridge.ask_events(_service(), a)
+    events = link.ask(a) if link else calls.ask_events(_service(), a)
     answered = None
     for ev in events:
         if ev["type"] == "retrieved" and not a.json:

@@ -59,7 +59,7 @@ def _report(svc, p, verbose: bool) -> int:
 def _check(svc, a, collection: str, action: str = "crawl", *, create: bool = True) -> None:
     """The actor (`--as`, default the operator) may crawl into the collection (`create`:
     a new one is made now, in `--knowledge-base`)."""
-    from backend.cli.main import actor_of
+    from backend.cli.common import actor_of
     from backend.ui.crawl import check_target
 
     check_target(svc.rs, actor_of(a, svc.rs), collection, getattr(a, "knowledge_base", None),

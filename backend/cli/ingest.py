@@ -21,7 +21,7 @@ from backend.errors import RagscopeError
 
 
 def _ingestor():
-    from backend.cli.main import _ingestor as make
+    from backend.cli.common import _ingestor as make
 
     return make()
 
@@ -30,7 +30,7 @@ def cmd_ingest_git(a) -> int:
     from tqdm import tqdm
 
     from backend.acl import writable_collection
-    from backend.cli.main import actor_of
+    from backend.cli.common import actor_of
     from backend.ingest.git_source import GitSync
 
     from backend.access import scope_of
@@ -66,7 +66,7 @@ def cmd_ingest_git(a) -> int:
 
 
 def cmd_git_sources(a) -> int:
-    from backend.cli.main import _rs
+    from backend.cli.common import _rs
     from backend.ingest.git_source import list_sources
 
     rs = _rs()
@@ -90,8 +90,8 @@ def cmd_reclassify(a) -> int:
     from tqdm import tqdm
 
     from backend import access
-    from backend.cli.main import _ingestor as make
-    from backend.cli.main import actor_of
+    from backend.cli.common import _ingestor as make
+    from backend.cli.common import actor_of
 
     if not a.all and not a.doc:
         raise RagscopeError("name a document or give --all")
@@ -115,7 +115,7 @@ def cmd_reclassify(a) -> int:
 
 
 def cmd_doc_types(a) -> int:
-    from backend.cli.main import _rs
+    from backend.cli.common import _rs
     from backend.ingest import doctypes
 
     rs = _rs()
@@ -137,7 +137,7 @@ def _doc_and_actor(a, rs):
     """The document DOC names, among those the invocation's actor may read (operator, or
     `--as USER`: backend/cli/main.py), and that actor."""
     from backend.access import scope_of
-    from backend.cli.main import actor_of
+    from backend.cli.common import actor_of
     from backend.documents import resolve_document
 
     actor = actor_of(a, rs)

@@ -1,8 +1,7 @@
 """Archiving of documents whose page or file disappeared, and restoring them when they come
 back. An archived document keeps all its versions in the store; its active version is taken
 out of both indexes (so it is no longer found) and remembered in `meta["archived_version_id"]`.
-Uses the Ingestor's `_deactivate` and public `activate`; kept here so ingest/service.py stays
-untouched."""
+Uses the Ingestor's index writer (`ingestor.index.deactivate`) and public `activate`."""
 from __future__ import annotations
 
 from backend.ingest.service import Ingestor
@@ -17,7 +16,7 @@ def archive_document(ingestor: Ingestor, doc_id: int, reason: str) -> bool:
             return False
         version_id = doc.active_version_id
     with ingestor.rs.index_lock.hold("archive a document"):
-        removed = ingestor._deactivate(version_id) if version_id else 0
+        removed = ingestor.index.deactivate(version_id) if version_id else 0
         with ingestor.store.session() as s:
             doc = s.get(Document, doc_id)
             doc.status = "archived"
@@ -25,7 +24,7 @@ def archive_document(ingestor: Ingestor, doc_id: int, reason: str) -> bool:
             doc.meta = {**(doc.meta or {}), "archived_version_id": version_id,
                         "archived_reason": reason, "archived_at": utcnow().isoformat()}
         if removed:
-            ingestor._record_index_counts()
+            ingestor.index.record_counts()
     return True
 
 

@@ -23,11 +23,10 @@ from typing import Sequence
 import numpy as np
 
 from backend.embed.base import resolve_threads
-from backend.embed.onnx_export import OnnxExport, ensure_export
+from backend.embed.onnx_export import ensure_export
+from backend.embed.onnx_session import MICRO_BATCH, OnnxExport, Runner
 
 log = logging.getLogger(__name__)
-
-MICRO_BATCH = 1
 
 
 class OnnxEncoder:
@@ -38,9 +37,9 @@ class OnnxEncoder:
         self.backend = "onnx-int8" if variant == "int8" else "onnx"
         self.num_threads = num_threads
         self.export: OnnxExport | None = None
-        self._workers: list[_Runner] = []
+        self._workers: list[Runner] = []
         self._pool: ThreadPoolExecutor | None = None
-        self._query: _Runner | None = None
+        self._query: Runner | None = None
         self._batch_lock, self._query_lock = threading.Lock(), threading.Lock()
 
     @classmethod
@@ -60,7 +59,7 @@ class OnnxEncoder:
                  export.folder)
         self.export = export
         # one session first (it tells the dimension); the others when a batch needs them
-        self._workers = [_Runner(export, 1)]
+        self._workers = [Runner(export, 1)]
 
     @property
     def dimension(self) -> int:
@@ -79,7 +78,7 @@ class OnnxEncoder:
             if n <= 1:
                 return self._workers[0].run(texts, MICRO_BATCH)
             while len(self._workers) < n:
-                self._workers.append(_Runner(self.export, 1))
+                self._workers.append(Runner(self.export, 1))
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(resolve_threads(self.num_threads),
                                                 thread_name_prefix="onnx-encode")
@@ -101,53 +100,5 @@ class OnnxEncoder:
                 return self._workers[0].run(texts, MICRO_BATCH)
         with self._query_lock:
             if self._query is None:
-                self._query = _Runner(self.export, 1)
+                self._query = Runner(self.export, 1)
             return self._query.run(texts, MICRO_BATCH)
-
-
-class _Runner:
-    """One ONNX Runtime session and its own tokenizer (tokenizers' objects are not shared
-    across threads here)."""
-
-    def __init__(self, export: OnnxExport, threads: int):
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        # Idle worker threads spin by default; on a shared 2-core machine that steals the
-        # core another process (or the keyword search) needs — as OMP_WAIT_POLICY=PASSIVE.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(export.model), opts,
-                                            providers=["CPUExecutionProvider"])
-        self.inputs = {i.name for i in self.session.get_inputs()}
-        self.dimension = int(self.session.get_outputs()[0].shape[-1])
-        tok = Tokenizer.from_file(str(export.tokenizer))
-        tok.enable_truncation(max_length=export.max_seq_length)
-        pad = tok.token_to_id("[PAD]")
-        tok.enable_padding(pad_id=0 if pad is None else pad, pad_token="[PAD]")
-        self.tokenizer = tok
-        self.lower = export.do_lower_case
-
-    def run(self, texts: Sequence[str], micro_batch: int) -> np.ndarray:
-        texts = [t.lower() for t in texts] if self.lower else list(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), micro_batch):
-            idx = order[start:start + micro_batch]
-            batch = [texts[i] for i in idx]
-            # one text (a query): encode() — encode_batch() hands even one text to the
-            # tokenizers' thread pool, 1.9 ms of CPU per query in the API process against 0.05
-            enc = ([self.tokenizer.encode(batch[0])] if len(batch) == 1
-                   else self.tokenizer.encode_batch(batch))
-            feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                    "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
-                    "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
-            vecs = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-            out[idx] = vecs
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out

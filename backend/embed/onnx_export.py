@@ -48,6 +48,7 @@ from typing import Iterator
 import numpy as np
 
 from backend.embed import INT8_VECTORS, SAME_VECTORS_MEAN_COSINE, SAME_VECTORS_MIN_COSINE
+from backend.embed.onnx_session import MICRO_BATCH, OnnxExport, Runner
 from backend.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -94,16 +95,6 @@ class SourceModel:
     hidden_size: int
     num_heads: int
     files: tuple[Path, ...]
-
-
-@dataclass(frozen=True)
-class OnnxExport:
-    folder: Path
-    model: Path
-    tokenizer: Path
-    max_seq_length: int
-    do_lower_case: bool
-    manifest: dict
 
 
 def inspect_source(model_name: str, path: str | Path) -> SourceModel:
@@ -308,13 +299,12 @@ def _quantise(fused: Path, target: Path) -> None:
 
 def verify(model_name: str, src: SourceModel, export: OnnxExport) -> np.ndarray:
     """Cosines between the torch vectors and the export's vectors on VERIFY_TEXTS."""
-    from backend.embed.onnx_encoder import OnnxEncoder
     from backend.embed.torch_encoder import TorchEncoder
 
     ref = TorchEncoder(model_name, str(src.root))
     ref.load()
     want = ref.encode_passages(VERIFY_TEXTS, 16)
-    got = OnnxEncoder.from_export(export, num_threads=1).encode_passages(VERIFY_TEXTS, 16)
+    got = Runner(export, 1).run(VERIFY_TEXTS, MICRO_BATCH)  # as OnnxEncoder on one thread
     return np.einsum("ij,ij->i", want, got)
 
 

@@ -10,7 +10,6 @@ User text is never given to tantivy's query parser: it is run through the field'
 and turned into term queries, so quotes, colons, brackets, `AND`/`NOT` etc. are just text."""
 from __future__ import annotations
 
-import html
 import logging
 import shutil
 import threading
@@ -23,6 +22,7 @@ import tantivy
 from backend.config import Settings
 from backend.errors import BackendUnavailable, IndexMismatch
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
+from backend.index.tantivy_snippets import highlight, within_one
 from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
@@ -304,7 +304,7 @@ class TantivyKeywordIndex:
                                     rank=rank))
                 continue
             text = doc.get_first("text_de") or ""
-            snippet = _highlight(text, generators)
+            snippet = highlight(text, generators)
             if not snippet and fuzzy:
                 snippet = self._fuzzy_highlight(searcher, query, text)
             out.append(IndexHit(
@@ -370,11 +370,11 @@ class TantivyKeywordIndex:
             wanted = [t for t in self.analyze(query, field) if len(t) >= FUZZY_MIN_LEN]
             own = set(self._query_analyzers[field][1].analyze(text))
             clauses += [(should, Q.term_query(self.schema, field, t))
-                        for t in own if any(_within_one(t, w) for w in wanted)]
+                        for t in own if any(within_one(t, w) for w in wanted)]
         if not clauses:
             return ""
         q = Q.boolean_query(clauses)
-        return _highlight(text, [self._snippet_generator(searcher, q, f) for f in TEXT_FIELDS])
+        return highlight(text, [self._snippet_generator(searcher, q, f) for f in TEXT_FIELDS])
 
     def _snippet_generator(self, searcher: tantivy.Searcher, query: tantivy.Query, field: str):
         gen = tantivy.SnippetGenerator.create(searcher, query, self.schema, field)
@@ -387,52 +387,3 @@ class TantivyKeywordIndex:
 
 def _boosted(q: tantivy.Query, boost: float) -> tantivy.Query:
     return q if boost == 1.0 else tantivy.Query.boost_query(q, boost)
-
-
-def _within_one(a: str, b: str) -> bool:
-    """Optimal-string-alignment distance of a and b is at most 1."""
-    if a == b:
-        return True
-    la, lb = len(a), len(b)
-    if abs(la - lb) > 1:
-        return False
-    i = 0
-    while i < min(la, lb) and a[i] == b[i]:
-        i += 1
-    if la == lb:
-        return a[i + 1:] == b[i + 1:] or (a[i + 2:] == b[i + 2:] and a[i:i + 2] == b[i:i + 2][::-1])
-    return a[i + 1:] == b[i:] if la > lb else a[i:] == b[i + 1:]
-
-
-def _highlight(text: str, generators: list[tuple[str, Any]]) -> str:
-    """One snippet of `text` with the terms matched through either analyzer in <b>..</b>,
-    everything else HTML-escaped. The fragment is the one the generator with the most
-    matches picked; matches the other analyzer found inside it are marked too."""
-    if not text:
-        return ""
-    data = text.encode("utf-8")
-    snippets = []
-    for field, gen in generators:
-        sn = gen.snippet_from_doc(tantivy.Document(**{field: text}))
-        fr = sn.fragment_range()
-        snippets.append((len(sn.highlighted()), fr.start, fr.end,
-                         [(fr.start + h.start, fr.start + h.end) for h in sn.highlighted()]))
-    best = max(snippets, key=lambda s: s[0])
-    if best[0] == 0:
-        return ""
-    start, end = best[1], best[2]
-    spans = sorted({(a, b) for s in snippets for a, b in s[3] if start <= a and b <= end})
-    parts, pos = [], start
-    for a, b in spans:
-        if a < pos:  # overlapping spans from the two analyzers: extend the previous one
-            if b > pos and parts:
-                parts[-1] = parts[-1][:-4] + html.escape(data[pos:b].decode("utf-8", "replace")) + "</b>"
-                pos = b
-            continue
-        parts.append(html.escape(data[pos:a].decode("utf-8", "replace")))
-        parts.append("<b>" + html.escape(data[a:b].decode("utf-8", "replace")) + "</b>")
-        pos = b
-    parts.append(html.escape(data[pos:end].decode("utf-8", "replace")))
-    prefix = "…" if start > 0 else ""
-    suffix = "…" if end < len(data) else ""
-    return prefix + "".join(parts).strip() + suffix

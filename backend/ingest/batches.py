@@ -12,7 +12,7 @@ so memory stays bounded.
 
 Crash safety and the write lock are unchanged: embedding runs outside the index write lock,
 publishing holds it, and a version becomes active only after both indexes have its chunks
-(`Ingestor._index_pending`). A process killed at any point leaves versions in "indexing"
+(`Publisher.publish`, backend/ingest/publish.py). A process killed at any point leaves versions in "indexing"
 whose job is dead; the next ingest or `check --repair` cleans them up.
 
 Outcomes are reported (and `on_progress` called) in input order, in the calling thread, so
@@ -37,7 +37,7 @@ from backend.ingest.records import (
 )
 
 if TYPE_CHECKING:
-    from backend.ingest.service import Ingestor
+    from backend.ingest.indexing import Links
 
 # False: embed and publish each batch before extracting the next (the sequential baseline that
 # bench/bench_ingest_pipeline.py compares against; nothing else changes it)
@@ -66,10 +66,13 @@ class Pipeline:
     """One `ingest_many` call. `put` each item's result as it is stored, `finish` at the end;
     both return True when the job asked to be cancelled."""
 
-    def __init__(self, ing: "Ingestor", *, total: int | None,
-                 report: Callable[[IngestItem, IngestOutcome], bool],
+    def __init__(self, encode: Callable, publish: Callable, links: "Links", *,
+                 total: int | None, report: Callable[[IngestItem, IngestOutcome], bool],
                  on_progress: Callable[[IngestProgress], None] | None):
-        self.ing = ing
+        """`encode`: chunks -> vectors (run in the embedding thread); `publish`: stored
+        versions and their vectors -> both indexes, activated (backend/ingest/publish.py);
+        `links`: the batch's collection links, rewritten after each publish."""
+        self.encode, self.publish, self.links = encode, publish, links
         self.total = total
         self._report_one = report  # records the outcome (job); True: cancel requested
         self.on_progress = on_progress
@@ -111,15 +114,15 @@ class Pipeline:
                 self._publish(self._take_embedded(wait=True))
         elif self.embedding is not None and self.embedding.future.done():
             self._publish(self._take_embedded(wait=True))
-        if len(self.ing._links_waiting or ()) >= FLUSH_FILES:  # many unchanged files linked
-            self.ing.sync_links()
+        if len(self.links.waiting or ()) >= FLUSH_FILES:  # many unchanged files linked
+            self.links.sync()
         self._report_ready()
 
     def finish(self) -> bool:
         """Embed and publish everything stored; report every outcome."""
         self.advance(force=True)
         self._publish(self._take_embedded(wait=True))
-        self.ing.sync_links()
+        self.links.sync()
         self._report_ready()
         return self.cancel
 
@@ -137,7 +140,7 @@ class Pipeline:
 
     def _embed(self, chunks):
         t0 = time.perf_counter()
-        vecs = self.ing._encode(chunks)
+        vecs = self.encode(chunks)
         return vecs, time.perf_counter() - t0
 
     def _take_embedded(self, *, wait: bool) -> tuple[_Batch, object] | None:
@@ -154,8 +157,8 @@ class Pipeline:
             return
         batch, vecs = done
         pending = [p for _, p in batch.pending]
-        self.ing._index_pending(pending, embeddings=vecs)
-        self.ing.sync_links()  # documents of the batch that joined a collection
+        self.publish(pending, embeddings=vecs)
+        self.links.sync()  # documents of the batch that joined a collection
         for slot, _ in batch.pending:
             slot.ready = True
         self.chunks_embedded += sum(len(p.chunks) for p in pending)

@@ -14,20 +14,22 @@ Read-back runs without the index write lock (it may take long); suspects are ver
 under the lock, so a concurrent delete is not reported as damage."""
 from __future__ import annotations
 
+import logging
 import random
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
 from backend.errors import BackendUnavailable
 from backend.ingest import memberships
-from backend.jobs import mark_dead_jobs
+from backend.ingest.indexing import IndexWriter
+from backend.ingest.records import mark_failed
+from backend.ingest.reports import CheckReport, RepairReport
+from backend.jobs import live_job_ids, mark_dead_jobs
 from backend.store import repo
-from backend.store.models import DocumentVersion
+from backend.store.models import Document, DocumentVersion, Section
 
-if TYPE_CHECKING:
-    from backend.ingest.service import Ingestor
+log = logging.getLogger(__name__)
 
 READ_BATCH = 256
 SELF_HITS = 10  # a chunk must be among the nearest SELF_HITS of its own vector
@@ -35,141 +37,16 @@ RETRY_HITS = 100  # ... or, on a second look, among RETRY_HITS
 SAME_VECTOR = 0.9999  # cosine at which another chunk's vector counts as the same vector
 
 
-@dataclass
-class CheckReport:
-    """Differences between the store and the indexes; every list empty means consistent."""
-
-    stuck_versions: list[int] = field(default_factory=list)
-    vector_orphans: list[str] = field(default_factory=list)
-    vector_missing: list[str] = field(default_factory=list)
-    vector_unreadable: list[str] = field(default_factory=list)
-    vector_unretrievable: list[str] = field(default_factory=list)
-    keyword_orphans: list[str] = field(default_factory=list)
-    keyword_missing: list[str] = field(default_factory=list)
-    keyword_unreadable: list[str] = field(default_factory=list)
-    memberships_stale: list[str] = field(default_factory=list)  # in either index
-    errors: list[str] = field(default_factory=list)  # an index that cannot be read at all
-    active_chunks: int = 0
-    read_back: int = 0
-    full: bool = False
-    # per problem field of chunks of the store: the documents they belong to
-    # ({"id", "title", "filename", "chunks"}), so a user can tell what search cannot find
-    documents: dict[str, list[dict]] = field(default_factory=dict)
-
-    PROBLEM_FIELDS = ("stuck_versions", "vector_orphans", "vector_missing", "vector_unreadable",
-                      "vector_unretrievable", "keyword_orphans", "keyword_missing",
-                      "keyword_unreadable", "memberships_stale", "errors")
-
-    def problems(self) -> dict[str, list]:
-        return {k: getattr(self, k) for k in self.PROBLEM_FIELDS if getattr(self, k)}
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems()
-
-    @property
-    def vector_damage(self) -> set[str]:
-        return set(self.vector_missing) | set(self.vector_unreadable) | set(self.vector_unretrievable)
-
-    @property
-    def keyword_damage(self) -> set[str]:
-        return set(self.keyword_missing) | set(self.keyword_unreadable)
-
-    def summary(self) -> str:
-        scope = "all" if self.full else "a sample of"
-        return (f"{self.active_chunks} active chunks; read back {scope} {self.read_back} "
-                "from both indexes")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    DOCUMENT_FIELDS = ("vector_missing", "vector_unreadable", "vector_unretrievable",
-                       "keyword_missing", "keyword_unreadable", "memberships_stale")
-
-    def name_documents(self, store) -> None:
-        """Fill `documents`: which documents the damaged chunks of each field belong to."""
-        wanted = {f: getattr(self, f) for f in self.DOCUMENT_FIELDS if getattr(self, f)}
-        self.documents = {f: affected_documents(store, ids) for f, ids in wanted.items()}
-
-
-def affected_documents(store, chunk_ids) -> list[dict]:
-    """The documents of these chunks (id, title, file name, how many of the chunks), most
-    affected first; chunks no longer in the store are left out."""
-    from backend.store.models import Document
-
-    with store.session() as s:
-        per_doc: dict[int, int] = {}
-        for c in repo.chunks_by_ids(s, list(chunk_ids)).values():
-            per_doc[c.document_id] = per_doc.get(c.document_id, 0) + 1
-        rows = []
-        for doc_id, n in sorted(per_doc.items(), key=lambda kv: (-kv[1], kv[0])):
-            doc = s.get(Document, doc_id)
-            rows.append({"id": doc_id, "title": doc.title if doc else "",
-                         "filename": doc.filename if doc else "", "chunks": n})
-    return rows
-
-
-@dataclass
-class RepairReport:
-    found: CheckReport
-    after: CheckReport
-    interrupted_versions: int = 0
-    orphans_removed: int = 0
-    vectors_readded: int = 0
-    keyword_readded: int = 0
-    memberships_synced: int = 0
-    vector_index_rebuilt: bool = False
-    not_reached: list[str] = field(default_factory=list)  # repairs an index was down for
-
-    @property
-    def repaired_anything(self) -> bool:
-        return bool(self.interrupted_versions or self.orphans_removed or self.vectors_readded
-                    or self.keyword_readded or self.memberships_synced
-                    or self.vector_index_rebuilt)
-
-    def summary(self) -> str:
-        waiting = ("; could not repair now: " + "; ".join(self.not_reached)
-                   + " (run `check --repair` again when it is reachable)"
-                   if self.not_reached else "")
-        if not self.repaired_anything:
-            return "nothing to repair" + waiting
-        parts = []
-        if self.interrupted_versions:
-            parts.append(f"marked {self.interrupted_versions} interrupted version(s) failed "
-                         "(ingest those files again)")
-        if self.orphans_removed:
-            parts.append(f"removed {self.orphans_removed} orphaned index entries")
-        if self.vector_index_rebuilt:
-            parts.append(f"rebuilt the vector index ({self.vectors_readded} vectors)")
-        elif self.vectors_readded:
-            parts.append(f"re-added {self.vectors_readded} vector(s)")
-        if self.keyword_readded:
-            parts.append(f"re-added {self.keyword_readded} keyword entr(y/ies)")
-        if self.memberships_synced:
-            parts.append(f"rewrote the collection memberships of {self.memberships_synced} "
-                         "chunk(s)")
-        return "repaired: " + "; ".join(parts) + waiting
-
-    def to_dict(self) -> dict:
-        return {"found": self.found.to_dict(), "after": self.after.to_dict(),
-                "interrupted_versions": self.interrupted_versions,
-                "orphans_removed": self.orphans_removed, "vectors_readded": self.vectors_readded,
-                "keyword_readded": self.keyword_readded,
-                "memberships_synced": self.memberships_synced,
-                "vector_index_rebuilt": self.vector_index_rebuilt,
-                "not_reached": list(self.not_reached)}
-
-
 # ---- check ----------------------------------------------------------------------------------
 
-def check(ing: "Ingestor", *, full: bool = False, sample: int | None = None,
+def check(cs: "Consistency", *, full: bool = False, sample: int | None = None,
           on_progress: Callable[[int, int], None] | None = None) -> CheckReport:
-    rs = ing.rs
-    mark_dead_jobs(ing.store)
+    rs = cs.rs
+    mark_dead_jobs(cs.store)
     report = CheckReport(full=full)
     with rs.index_lock.hold("check the indexes"):  # a consistent snapshot of the id sets
-        report.stuck_versions = ing._stuck_versions()
-        with ing.store.session() as s:
+        report.stuck_versions = cs.stuck_versions()
+        with cs.store.session() as s:
             expected = repo.active_chunk_ids(s)
             in_flight = {c.id for v in s.query(DocumentVersion).filter(
                 DocumentVersion.status.in_(["pending", "indexing"])).all()
@@ -184,24 +61,24 @@ def check(ing: "Ingestor", *, full: bool = False, sample: int | None = None,
             setattr(report, f"{name}_orphans", sorted(have - expected - in_flight))
             setattr(report, f"{name}_missing", sorted(expected - have))
     present = sorted(expected - set(report.vector_missing) - set(report.keyword_missing))
-    limit = sample or ing.settings.check_sample
+    limit = sample or cs.settings.check_sample
     chosen = present if full or len(present) <= limit else sorted(
         random.Random().sample(present, limit))
     report.read_back = len(chosen)
-    vec_bad, kw_bad = _read_back(ing, chosen, report, on_progress)
+    vec_bad, kw_bad = _read_back(cs, chosen, report, on_progress)
     if vec_bad or kw_bad:  # look again under the lock: only what is still active counts
         with rs.index_lock.hold("check the indexes"):
-            with ing.store.session() as s:
+            with cs.store.session() as s:
                 still = repo.active_chunk_ids(s)
             again = CheckReport()
-            v2, k2 = _read_back(ing, sorted((vec_bad | kw_bad) & still), again, None,
+            v2, k2 = _read_back(cs, sorted((vec_bad | kw_bad) & still), again, None,
                                 retry=True)
             report.errors += [e for e in again.errors if e not in report.errors]
         report.vector_unreadable = sorted(set(again.vector_unreadable))
         report.vector_unretrievable = sorted(set(again.vector_unretrievable))
         report.keyword_unreadable = sorted(set(again.keyword_unreadable))
         report.memberships_stale = sorted(set(again.memberships_stale))
-    report.name_documents(ing.store)
+    report.name_documents(cs.store)
     return report
 
 
@@ -210,16 +87,16 @@ def _batches(items: list[str], n: int) -> Iterable[list[str]]:
         yield items[i:i + n]
 
 
-def _read_back(ing: "Ingestor", ids: list[str], report: CheckReport,
+def _read_back(cs: "Consistency", ids: list[str], report: CheckReport,
                on_progress: Callable[[int, int], None] | None, *,
                retry: bool = False) -> tuple[set[str], set[str]]:
     """Read vectors and keyword entries of `ids` back; record what fails in `report`."""
-    rs = ing.rs
+    rs = cs.rs
     vec_bad: set[str] = set()
     kw_bad: set[str] = set()
     done = 0
     for part in _batches(ids, READ_BATCH):
-        with ing.store.session() as s:
+        with cs.store.session() as s:
             texts = {cid: c.text for cid, c in repo.chunks_by_ids(s, part).items()}
         try:
             vecs = rs.vector_index.get_embeddings(part)
@@ -243,7 +120,7 @@ def _read_back(ing: "Ingestor", ids: list[str], report: CheckReport,
         wrong = [c for c in part if stored.get(c) != texts.get(c)]
         report.keyword_unreadable += wrong
         kw_bad.update(wrong)
-        stale = _stale_memberships(ing, part, report)
+        stale = _stale_memberships(cs, part, report)
         report.memberships_stale += stale
         kw_bad.update(stale)  # looked at again under the lock, like damage
         done += len(part)
@@ -252,11 +129,11 @@ def _read_back(ing: "Ingestor", ids: list[str], report: CheckReport,
     return vec_bad, kw_bad
 
 
-def _stale_memberships(ing: "Ingestor", ids: list[str], report: CheckReport) -> list[str]:
+def _stale_memberships(cs: "Consistency", ids: list[str], report: CheckReport) -> list[str]:
     """Chunks whose stored membership tokens (in either index) differ from the store's."""
-    want = memberships.expected_tokens(ing, ids)
+    want = memberships.expected_tokens(cs.rs, ids)
     stale: set[str] = set()
-    for name, index in (("vector", ing.rs.vector_index), ("keyword", ing.rs.keyword_index)):
+    for name, index in (("vector", cs.rs.vector_index), ("keyword", cs.rs.keyword_index)):
         try:
             have = index.memberships(ids)
         except Exception as exc:
@@ -341,18 +218,18 @@ def unretrievable(index, vectors: dict[str, np.ndarray]) -> tuple[list[str], str
 
 # ---- repair ---------------------------------------------------------------------------------
 
-def repair(ing: "Ingestor", *, full: bool = False,
+def repair(cs: "Consistency", *, full: bool = False,
            on_progress: Callable[[int, int], None] | None = None) -> RepairReport:
     """Make store and indexes agree, then check again. Versions interrupted mid-ingest are
     marked failed; orphaned entries removed; missing or damaged entries re-added (re-embedded);
     when targeted repair does not heal the vector index (or it cannot be read at all), it is
     rebuilt from the store."""
-    rs = ing.rs
-    interrupted = ing.repair_interrupted()
-    found = check(ing, full=full)
+    rs = cs.rs
+    interrupted = cs.repair_interrupted()
+    found = check(cs, full=full)
     if not full and (found.vector_unreadable or found.vector_unretrievable
                      or found.keyword_unreadable or found.memberships_stale):
-        found = check(ing, full=True)  # damage in a sample: find all of it
+        found = check(cs, full=True)  # damage in a sample: find all of it
     out = RepairReport(found=found, after=found, interrupted_versions=interrupted)
     kw_down = any(e.startswith("keyword") for e in found.errors)  # unreachable: leave it be
     with rs.index_lock.hold("repair the indexes"):
@@ -366,28 +243,28 @@ def repair(ing: "Ingestor", *, full: bool = False,
             out.not_reached.append(next(e for e in found.errors if e.startswith("keyword")))
         if any(e.startswith("vector") for e in found.errors):
             out.vector_index_rebuilt = _attempt(out, "rebuild the vector index", lambda: setattr(
-                out, "vectors_readded", rebuild_vectors(ing, on_progress)))
+                out, "vectors_readded", rebuild_vectors(cs, on_progress)))
         else:
             vec = sorted(found.vector_damage)
             kw = [] if kw_down else sorted(found.keyword_damage)
-            if _attempt(out, "re-add entries", _replace, ing, vec, kw):
+            if _attempt(out, "re-add entries", _replace, cs, vec, kw):
                 out.vectors_readded, out.keyword_readded = len(vec), len(kw)
         if found.memberships_stale and not kw_down:
-            with ing.store.session() as s:
+            with cs.store.session() as s:
                 docs = {c.document_id for c in
                         repo.chunks_by_ids(s, found.memberships_stale).values()}
             _attempt(out, "rewrite memberships", lambda: setattr(
-                out, "memberships_synced", memberships.sync(ing, docs)))
-        ing._record_index_counts()
-    out.after = check(ing, full=full or bool(found.vector_damage | found.keyword_damage
+                out, "memberships_synced", memberships.sync(cs.rs, docs)))
+        cs.index.record_counts()
+    out.after = check(cs, full=full or bool(found.vector_damage | found.keyword_damage
                                              | set(found.memberships_stale)))
     if not out.vector_index_rebuilt and not out.not_reached and (
             out.after.vector_damage or any(e.startswith("vector") for e in out.after.errors)):
         with rs.index_lock.hold("repair the indexes"):
-            out.vectors_readded = rebuild_vectors(ing, on_progress)
+            out.vectors_readded = rebuild_vectors(cs, on_progress)
             out.vector_index_rebuilt = True
-            ing._record_index_counts()
-        out.after = check(ing, full=True)
+            cs.index.record_counts()
+        out.after = check(cs, full=True)
     return out
 
 
@@ -402,26 +279,91 @@ def _attempt(out: RepairReport, what: str, fn, *args) -> bool:
         return False
 
 
-def _replace(ing: "Ingestor", vec_ids: list[str], kw_ids: list[str]) -> None:
+def _replace(cs: "Consistency", vec_ids: list[str], kw_ids: list[str]) -> None:
     """Delete damaged entries (where present) and add them again from the store."""
     if vec_ids:
-        ing.rs.vector_index.delete(vec_ids)
+        cs.rs.vector_index.delete(vec_ids)
     if kw_ids:
-        ing.rs.keyword_index.delete(kw_ids)
+        cs.rs.keyword_index.delete(kw_ids)
     if vec_ids or kw_ids:
-        ing._readd(sorted(set(vec_ids) | set(kw_ids)), set(vec_ids), set(kw_ids))
+        cs.readd(sorted(set(vec_ids) | set(kw_ids)), set(vec_ids), set(kw_ids))
 
 
-def rebuild_vectors(ing: "Ingestor", on_progress: Callable[[int, int], None] | None = None,
+def rebuild_vectors(cs: "Consistency", on_progress: Callable[[int, int], None] | None = None,
                     batch: int = 256) -> int:
     """Drop the vector index and add every active chunk again (caller holds the lock)."""
-    rs = ing.rs
+    rs = cs.rs
     rs.vector_index.reset()
-    with ing.store.session() as s:
+    with cs.store.session() as s:
         ids = sorted(repo.active_chunk_ids(s))
     for i in range(0, len(ids), batch):
         part = ids[i:i + batch]
-        ing._readd(part, set(part), set())
+        cs.readd(part, set(part), set())
         if on_progress:
             on_progress(min(i + batch, len(ids)), len(ids))
     return len(ids)
+
+
+class Consistency:
+    """`check`, `repair` and the repair of interrupted ingests, for the store and both
+    indexes of one `Ragscope`; the Ingestor (backend/ingest/service.py) holds one."""
+
+    def __init__(self, rs, index: IndexWriter):
+        self.rs, self.store, self.settings, self.index = rs, rs.store, rs.settings, index
+
+    def check(self, *, full: bool = False, sample: int | None = None,
+              on_progress: Callable[[int, int], None] | None = None) -> CheckReport:
+        """Compare store and indexes and read entries back (a sample, or all with `full`);
+        see backend/ingest/consistency.py."""
+        return check(self, full=full, sample=sample, on_progress=on_progress)
+
+    def repair(self, *, full: bool = False,
+               on_progress: Callable[[int, int], None] | None = None) -> RepairReport:
+        """Make store and indexes agree and report what was repaired and the state after."""
+        return repair(self, full=full, on_progress=on_progress)
+
+    def stuck_versions(self) -> list[int]:
+        """Versions left in pending/indexing by a job that no longer runs."""
+        live = live_job_ids(self.store)
+        with self.store.session() as s:
+            rows = s.query(DocumentVersion).filter(
+                DocumentVersion.status.in_(["pending", "indexing"])).all()
+            return [v.id for v in rows if (v.meta or {}).get("job_id") not in live]
+
+    def repair_interrupted(self) -> int:
+        """Cheap repair run before every ingest batch: chunks of versions whose ingest was
+        interrupted are removed from both indexes and the versions are marked failed."""
+        mark_dead_jobs(self.store)
+        with self.rs.index_lock.hold("repair interrupted ingests"):
+            stuck = self.stuck_versions()
+            for vid in stuck:
+                with self.store.session() as s:
+                    ids = [c.id for c in repo.chunks_of(s, vid)]
+                # an index that is down keeps them as orphans: removed by a later repair
+                for problem in self.index.delete(ids, tolerant=True):
+                    log.warning("repairing interrupted version %s: %s", vid, problem)
+                mark_failed(self.store, vid, "ingestion was interrupted; ingest the file again")
+        return len(stuck)
+
+    def readd(self, missing: list[str], vmiss: set[str], kmiss: set[str]) -> None:
+        with self.store.session() as s:
+            rows = repo.chunks_by_ids(s, missing)
+            docs = {d.id: d for d in s.query(Document).filter(
+                Document.id.in_({c.document_id for c in rows.values()})).all()}
+            secs = {x.id: x.title for x in s.query(Section).filter(
+                Section.id.in_({c.section_id for c in rows.values() if c.section_id})).all()}
+            langs = {v.id: v.language for v in s.query(DocumentVersion).filter(
+                DocumentVersion.id.in_({c.version_id for c in rows.values()})).all()}
+            chunks = [self.index.indexed(c, docs[c.document_id], secs.get(c.section_id, ""),
+                                         langs[c.version_id]) for c in rows.values()]
+        with self.rs.index_lock.hold("re-add chunks"):
+            memberships.fill(self.rs, chunks)
+            self._readd_chunks(chunks, vmiss, kmiss)
+
+    def _readd_chunks(self, chunks, vmiss: set[str], kmiss: set[str]) -> None:
+        vec = [c for c in chunks if c.chunk_id in vmiss]
+        if vec:
+            self.rs.vector_index.add(vec, self.rs.embedder.encode([c.text for c in vec]))
+        kw = [c for c in chunks if c.chunk_id in kmiss]
+        if kw:
+            self.rs.keyword_index.add(kw)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterable, Sequence
 
-from backend.errors import PathRefused
+from backend.errors import FileTooLarge, PathRefused
 from backend.ingest.extract import is_supported
 
 SYSTEM_PATHS = (
@@ -264,3 +264,19 @@ def _is_link(name: str, dir_fd: int) -> bool:
 def _swapped(found: FoundFile) -> PathRefused:
     return PathRefused(found.name, f"{found.path} became a symlink after it was listed "
                        "(not followed)")
+
+
+def read_found(found: FoundFile, settings) -> bytes:
+    """The bytes of a found file (opened without following symlinks), or FileTooLarge."""
+    limit = settings.max_upload_bytes
+    with open_file(found) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = fh.read(limit + 1) if size <= limit else b""
+    if size > limit or len(data) > limit:
+        raise FileTooLarge(found.name, too_large(max(size, len(data)), settings))
+    return data
+
+
+def too_large(size: int, settings) -> str:
+    return (f"file is {size / 1048576:.1f} MiB, over the upload limit of "
+            f"{settings.max_upload_mb:g} MiB (RAGSCOPE_MAX_UPLOAD_MB)")

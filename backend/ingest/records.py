@@ -232,3 +232,19 @@ def _first_line_title(text: str) -> str | None:  # kept for callers; titles: cla
     if 3 <= len(first) <= 150 and rest.strip() and not first.endswith((".", ",", ";")):
         return first
     return None
+
+
+def mark_failed(store, version_id: int, error: str, *, drop_content: bool = False) -> None:
+    """A version that could not be stored or published: status failed with the reason (its
+    document too while no other version is active)."""
+    from backend.store import repo
+    from backend.store.models import DocumentVersion
+
+    with store.session() as s:
+        if drop_content:  # chunks and sections of a version that was never published
+            repo.delete_version_content(s, version_id)
+        v = s.get(DocumentVersion, version_id)
+        v.status, v.error, v.is_active = "failed", error, False
+        doc = v.document
+        if doc.active_version_id is None:
+            doc.status = "failed"

@@ -1,6 +1,6 @@
 """Classify stored versions again (`reclassify`), change a document's profile or title, and
 re-section/re-chunk exactly the versions whose processing profile no longer matches how they
-were cut. Mixed into Ingestor (backend/ingest/service.py).
+were cut. A collaborator of the Ingestor (backend/ingest/service.py).
 
 Re-chunking an active version embeds its new chunks outside the index write lock; the store
 rows (sections, chunks) and both indexes are then changed together under the lock, so a
@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from backend.errors import ConfigError, IngestError
 from backend.ingest import doctypes
+from backend.ingest.indexing import IndexWriter
 from backend.ingest.pipeline import Context, cut, expected_chunking, stored_layout, text_from_store
 from backend.ingest.profiles import PROFILES
 from backend.ingest.records import chunk_id, write_sections
@@ -41,7 +42,13 @@ class ReclassifyReport:
                 + (" (cancelled)" if self.cancelled else ""))
 
 
-class ReprocessMixin:
+class Reprocessor:
+    """Reclassify, set profiles and titles, re-chunk: a collaborator of the Ingestor that
+    receives the index writer it changes the indexes with."""
+
+    def __init__(self, rs, index: IndexWriter):
+        self.rs, self.store, self.settings, self.index = rs, rs.store, rs.settings, index
+
     # ---- reclassify ---------------------------------------------------------------------
 
     def reclassify(self, ref: int | str | None = None, *, dry_run: bool = False,
@@ -215,10 +222,10 @@ class ReprocessMixin:
                                 version_id=vid, document_id=doc.id, ordinal=c.ordinal,
                                 start=c.start, end=c.end, page=c.page, page_end=c.page_end,
                                 text=c.text) for c in p.chunks]
-            indexed = [self._indexed(c, doc, p.sections[spec.section].title, lang)
+            indexed = [self.index.indexed(c, doc, p.sections[spec.section].title, lang)
                        for c, spec in zip(new_chunks, p.chunks)] if active else []
             old_ids = [c.id for c in repo.chunks_of(s, vid)]
-        embeddings = self._encode(indexed) if indexed else None
+        embeddings = self.index.encode(indexed) if indexed else None
         with self.rs.index_lock.hold("re-chunk a version"):
             with self.store.session() as s:
                 v = s.get(DocumentVersion, vid)
@@ -237,9 +244,9 @@ class ReprocessMixin:
                 v.meta = {**(v.meta or {}), **stored_layout(p.text), "chunking": p.chunking,
                           "profile": {"name": p.profile.name, "params": p.profile.params()}}
             if active:
-                self._delete_from_indexes(old_ids)
-                self._add_to_indexes(indexed, embeddings)
-                self._record_index_counts()
+                self.index.delete(old_ids)
+                self.index.add(indexed, embeddings)
+                self.index.record_counts()
 
     def _refresh_keyword_entries(self, vid: int) -> None:
         """Rewrite the keyword entries of an active version (its title is a BM25 field); the
@@ -250,7 +257,7 @@ class ReprocessMixin:
                 return
             doc = v.document
             titles = {x.id: x.title for x in repo.sections_of(s, vid)}
-            chunks = [self._indexed(c, doc, titles.get(c.section_id, ""), v.language)
+            chunks = [self.index.indexed(c, doc, titles.get(c.section_id, ""), v.language)
                       for c in repo.chunks_of(s, vid)]
         if chunks:
             with self.rs.index_lock.hold("update keyword entries"):

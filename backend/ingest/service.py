@@ -14,26 +14,22 @@ any index entry that does not belong to an active version."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from backend.access import Scope
 from backend.errors import FileTooLarge, IngestError, PathRefused, storage_full
-from backend.ingest.extract import is_supported, unsupported
-from backend.ingest.language import detect_language
-from backend.ingest import consistency
 from backend.ingest.batches import Pipeline
-from backend.ingest.dedup import (base_source, dedup_scope, own_source, readable_versions,
-                                  reusable, version_key)
-from backend.ingest.identity import AUTO, Identity, confirm_name_match, same_name
-from backend.ingest.indexing import IndexingMixin
-from backend.ingest.maintenance import LEGACY_PARAMS, MaintenanceMixin  # noqa: F401
-from backend.ingest.reprocess import ReprocessMixin
-from backend.ingest.pipeline import Context, Prepared, prepare, stored_layout
-from backend.ingest.paths import FoundFile, open_file
+from backend.ingest.consistency import CheckReport, Consistency, RepairReport
+from backend.ingest.dedup import base_source, dedup_scope, own_source, readable_versions, reusable
+from backend.ingest.extract import is_supported, unsupported
+from backend.ingest.identity import AUTO, Identity, confirm_name_match
+from backend.ingest.indexing import IndexWriter, Links
+from backend.ingest.maintenance import LEGACY_PARAMS, Maintenance  # noqa: F401
+from backend.ingest.paths import FoundFile, read_found, too_large
+from backend.ingest.pipeline import Context, Prepared, prepare
+from backend.ingest.publish import Publisher, readback_result  # noqa: F401
 from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
     FLUSH_CHUNKS,
     FLUSH_FILES,
@@ -43,35 +39,39 @@ from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
     _first_line_title,
     _Pending,
     chunk_id,
+    mark_failed,
     sha256_bytes,
     write_sections,
 )
+from backend.ingest.reprocess import ReclassifyReport, Reprocessor
+from backend.ingest.writing import VersionWriter
 from backend.jobs import finish_job, start_job, update_job
 from backend.private_files import write_private
 from backend.services import Ragscope
-from backend.store import repo
-from backend.store.models import Chunk, Document, DocumentVersion
 
 log = logging.getLogger(__name__)
-# Files are matched to a same-named document by name; web pages (index.html on every site)
-# and repository files (README.md in every folder) are identified by their URL or path only.
-NAME_MATCH_KINDS = ("file", "upload", "sync")
 
 
-def readback_result(outcomes: Sequence[IngestOutcome]) -> dict:
-    """The job result's account of the read-back: chunks searched for, and every file whose
-    chunks could not be found by their own vector (document id, file name, chunk ids)."""
-    return {"chunks": sum(o.read_back for o in outcomes),
-            "unretrievable": sum(len(o.unretrievable) for o in outcomes),
-            "documents": [{"document_id": o.document_id, "filename": o.filename,
-                           "chunks": o.unretrievable} for o in outcomes if o.unretrievable]}
+class Ingestor:
+    """Ingestion of one `Ragscope`: batches and single files here; the stages and the upkeep
+    are collaborators built once and handed what they need (`index`: entries in both
+    indexes; `links`: collection tokens; `writer`: a version's rows; `publisher`: index and
+    activate; `consistency`: check and repair; `reprocess`: reclassify, titles, re-chunking;
+    `maintenance`: guardrails, activation, deletion, reindex). Their public methods are
+    offered here under the names callers use (`ing.check()`, `ing.reindex()`, ...)."""
 
-
-class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def __init__(self, rs: Ragscope):
         self.rs = rs
         self.settings = rs.settings
         self.store = rs.store
+        self.index = IndexWriter(rs)
+        self.links = Links(rs)
+        self.writer = VersionWriter(rs, self.index, self.links)
+        self.publisher = Publisher(rs, self.index)
+        self.consistency = Consistency(rs, self.index)
+        self.reprocess = Reprocessor(rs, self.index)
+        self.maintenance = Maintenance(rs, self.index, self.consistency,
+                                       self.reprocess.rechunk_affected)
 
     # ---- batches ------------------------------------------------------------------------
 
@@ -124,9 +124,10 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                               failed=pipe.failed,
                               message=f"{out.filename}: {out.status}; {pipe.progress().summary()}")
 
-        pipe = Pipeline(self, total=total, report=report, on_progress=on_progress)
+        pipe = Pipeline(self.index.encode, self.publisher.publish, self.links, total=total,
+                        report=report, on_progress=on_progress)
         status = "done"
-        self._links_waiting, self._new_collection_kb = [], knowledge_base
+        self.links.start(knowledge_base)
         writing = "writing the batch"
         try:
             it = iter(items)
@@ -160,10 +161,10 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         finally:
             pipe.close()
             try:  # also after an error: the links are in the store already
-                self.sync_links()
+                self.links.sync()
             except Exception:  # noqa: BLE001 - stale tokens are found and fixed by check
                 log.exception("rewriting collection tokens after an ingest failed")
-            self._links_waiting, self._new_collection_kb = None, None
+            self.links.stop()
         outcomes = pipe.outcomes
         if own_job:  # status and outcomes in one transaction: a reader of the job never
             # sees "done" without them
@@ -215,8 +216,8 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         except PathRefused as e:
             return IngestOutcome(name, "refused", error=e.reason)
         except IngestError as e:
-            return self._record_failure(name, source_uri, source_kind, collection, e,
-                                        data=None, path=found, scope=scope)
+            return self.writer.record_failure(name, source_uri, source_kind, collection, e,
+                                              data=None, path=found, scope=scope)
         except OSError as e:
             return IngestOutcome(name, "failed", error=f"{name}: cannot read file ({e.strerror})")
         if job_id is None:
@@ -229,17 +230,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
 
     def read_found(self, found: FoundFile) -> bytes:
         """The bytes of a found file (opened without following symlinks), or FileTooLarge."""
-        limit = self.settings.max_upload_bytes
-        with open_file(found) as fh:
-            size = os.fstat(fh.fileno()).st_size
-            data = fh.read(limit + 1) if size <= limit else b""
-        if size > limit or len(data) > limit:
-            raise FileTooLarge(found.name, self._too_large(max(size, len(data))))
-        return data
-
-    def _too_large(self, size: int) -> str:
-        return (f"file is {size / 1048576:.1f} MiB, over the upload limit of "
-                f"{self.settings.max_upload_mb:g} MiB (RAGSCOPE_MAX_UPLOAD_MB)")
+        return read_found(found, self.settings)
 
     def ingest_bytes(self, data: bytes, filename: str, *, collection: str | None = None,
                      source_kind: str = "upload", source_uri: str | None = None,
@@ -276,12 +267,12 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
         ext = Path(filename).suffix.lower()
         try:
             if len(data) > self.settings.max_upload_bytes:
-                raise FileTooLarge(filename, self._too_large(len(data)))
+                raise FileTooLarge(filename, too_large(len(data), self.settings))
             if not is_supported(filename):
                 raise unsupported(filename)
         except IngestError as e:
-            return self._record_failure(filename, source_uri, source_kind, collection, e,
-                                        data=data, scope=scope)
+            return self.writer.record_failure(filename, source_uri, source_kind, collection, e,
+                                              data=data, scope=scope)
 
         sha = sha256_bytes(data)
         scope = dedup_scope(scope, collection)
@@ -294,50 +285,22 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
             existing = reusable(readable, job_id, source_uri)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
-                self._link(s, collection, doc, linked)
+                self.links.link(s, collection, doc, linked)
                 same_source = doc.source_uri == source_uri
                 early = IngestOutcome(filename, "unchanged" if same_source else "duplicate",
                                       doc.id, existing.id, 0)
             elif (existing is not None and existing.status in ("pending", "indexing")
                     and (existing.meta or {}).get("job_id") == job_id):  # twice in one batch
-                self._link(s, collection, existing.document, linked)
+                self.links.link(s, collection, existing.document, linked)
                 early = IngestOutcome(filename, "duplicate", existing.document_id, existing.id,
                                       0)
             else:
-                doc = repo.document_by_source(s, source_uri)
-                note, matched = None, None
-                if existing is not None:  # failed or interrupted earlier: try again in place
-                    version = existing
-                    doc = existing.document
-                    repo.delete_version_content(s, version.id)
-                    version.status, version.error = "pending", None
-                else:
-                    if identity.mode == "version_of":
-                        doc = repo.get_document(s, identity.document)
-                        note = f"made a version of document {doc.id} ({doc.filename}) as asked"
-                    elif doc is None and identity.mode == "auto" and collection \
-                            and source_kind in NAME_MATCH_KINDS \
-                            and self.settings.version_match != "off":
-                        doc = same_name(s, filename, collection, source_uri, identity.tree)
-                        matched = doc.id if doc is not None else None
-                    if doc is None:
-                        doc = Document(title=Path(filename).stem, filename=filename,
-                                       source_kind=source_kind, source_uri=source_uri,
-                                       file_type=ext.lstrip("."), status="pending",
-                                       meta=meta or {})
-                        s.add(doc)
-                        s.flush()
-                    elif meta and doc.source_uri == source_uri:  # a new version: what
-                        # the caller knows now about the source
-                        doc.meta = {**(doc.meta or {}), **meta}
-                    version = DocumentVersion(
-                        document_id=doc.id, number=repo.next_version_number(s, doc.id),
-                        sha256=version_key(s, sha, doc.id, held), content_sha256=sha,
-                        size_bytes=len(data), filename=filename, status="pending")
-                    s.add(version)
-                    s.flush()
+                doc, version, note, matched = self.writer.pending_version(
+                    s, existing, sha, held, len(data), filename=filename,
+                    source_uri=source_uri, source_kind=source_kind, collection=collection,
+                    meta=meta, identity=identity)
                 status = "new_version" if doc.active_version_id else "new"
-                self._link(s, collection, doc, linked)  # its new chunks get it when published
+                self.links.link(s, collection, doc, linked)  # its chunks get it when published
                 version.original_path = self._store_original(sha, ext, data)
                 version.meta = {**(version.meta or {}), "job_id": job_id,
                                 "source_uri": source_uri}
@@ -348,7 +311,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                               profile_override=(doc.meta or {}).get("profile_override"),
                               title_locked=(doc.meta or {}).get("title_source") == "user")
                 doc_filename = doc.filename
-        self._linked(linked, defer)  # the active version's chunks meanwhile
+        self.links.linked(linked, defer)  # the active version's chunks meanwhile
         if early is not None:
             return early
 
@@ -360,19 +323,19 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
                     filename=filename, source_uri=source_uri, source_kind=source_kind,
                     meta=meta, collection=collection, status=status, doc_filename=doc_filename)
         except IngestError as e:
-            self._mark_failed(version_id, str(e))
+            mark_failed(self.store, version_id, str(e))
             return IngestOutcome(filename, "failed", doc_id, version_id, error=str(e))
         except Exception as e:  # an extractor bug must not abort the batch either
             log.exception("unexpected error while extracting %s", filename)
             msg = f"{filename}: could not be read ({type(e).__name__}: {e})"
-            self._mark_failed(version_id, msg)
+            mark_failed(self.store, version_id, msg)
             return IngestOutcome(filename, "failed", doc_id, version_id, error=msg)
 
         out = IngestOutcome(filename, status, doc_id, version_id, note=note,
                             warnings=prepared.text.metadata.get("warnings", [])
                             + prepared.warnings)
-        pend = self._store(out, key, prepared)  # chunk ids follow the version key
-        return pend if defer else self._index_pending([pend])[0]
+        pend = self.writer.write(out, key, prepared)  # chunk ids follow the version key
+        return pend if defer else self.publisher.publish([pend])[0]
 
     # ---- stages -------------------------------------------------------------------------
 
@@ -389,185 +352,43 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def _prepare(self, data: bytes, filename: str, ctx: Context) -> Prepared:
         return prepare(self.settings, self.store, data, filename, ctx)
 
-    def _store(self, out: IngestOutcome, sha: str, p: Prepared) -> _Pending:
-        """Write text, classification, sections and chunks with status "indexing" (committed).
-        `sha`: the version's key (backend/ingest/dedup.py), which chunk ids are made of."""
-        doc_id, version_id = out.document_id, out.version_id
-        text, nodes, specs = p.text, p.sections, p.chunks
-        variant = p.profile.variant()
-        lang = detect_language(text.text[:20000])
-        c = p.classification
-        with self.store.session() as s:
-            doc = s.get(Document, doc_id)
-            version = s.get(DocumentVersion, version_id)
-            version.text = text.text
-            version.page_count = p.raw.page_count if p.raw else text.metadata.get("page_count")
-            version.language = lang
-            version.meta = {**(version.meta or {}), **text.metadata,
-                            "pages": [[pg.number, pg.start, pg.end] for pg in text.pages],
-                            **stored_layout(text), "chunking": p.chunking,
-                            "profile": {"name": p.profile.name, "params": p.profile.params()},
-                            "title": {"text": p.title, "source": p.title_source}}
-            version.primary_type, version.processing_profile = c.primary_type, p.profile.name
-            version.classification = c.to_json()
-            version.status = "indexing"
-            if not (doc.meta or {}).get("title_source") == "user":
-                doc.title = p.title or doc.title
-            doc.doc_type = c.primary_type
-            section_rows = write_sections(s, version_id, nodes)
-            chunk_rows = [
-                Chunk(id=chunk_id(sha, p.size, p.overlap, x.ordinal, variant),
-                      version_id=version_id, document_id=doc_id,
-                      section_id=section_rows[x.section].id, ordinal=x.ordinal, start=x.start,
-                      end=x.end, page=x.page, page_end=x.page_end, text=x.text)
-                for x in specs
-            ]
-            s.add_all(chunk_rows)
-            old_active = doc.active_version_id if doc.active_version_id != version_id else None
-            indexed = [self._indexed(ch, doc, nodes[spec.section].title, lang)
-                       for ch, spec in zip(chunk_rows, specs)]
-        out.chunks = len(indexed)
-        return _Pending(out, old_active, indexed)
+    # ---- the parts' methods, under the names callers use ----------------------------------
 
-    def _index_pending(self, pending: list[_Pending], embeddings=None) -> list[IngestOutcome]:
-        """Embed the chunks of several stored versions in one call (outside the index write
-        lock: it is the slow part; the pipeline passes `embeddings` made in its embedding
-        thread), then, holding the lock, add them to both indexes and activate each version
-        (taking its predecessor out of the indexes)."""
-        if not pending:
-            return []
-        chunks = [c for p in pending for c in p.chunks]
-        if embeddings is None:
-            embeddings = self._encode(chunks)
-        with self.rs.index_lock.hold("publish an ingest batch"):
-            try:
-                self._add_to_indexes(chunks, embeddings)
-            except Exception as e:  # noqa: BLE001 - an index refused: write neither
-                return self._roll_back(pending, chunks, e)
-            for p in pending:
-                if p.old_active:
-                    self._deactivate(p.old_active)
-                with self.store.session() as s:
-                    version = s.get(DocumentVersion, p.outcome.version_id)
-                    version.status, version.is_active = "indexed", True
-                    doc = s.get(Document, p.outcome.document_id)
-                    doc.active_version_id, doc.status = version.id, "active"
-            self._record_index_counts()
-        self._read_back(pending, chunks, embeddings)
-        return [p.outcome for p in pending]
+    def check_guardrails(self) -> None:
+        self.maintenance.check_guardrails()
 
-    def _roll_back(self, pending: list[_Pending], chunks, err: Exception) -> list[IngestOutcome]:
-        """Both indexes or neither: a batch that one index refused (Elasticsearch or a
-        Chroma server unreachable) is taken out of the other again, and its versions are
-        marked failed with the reason; a predecessor stays active. What cannot be taken out
-        now (the index is down) is an orphan that `check --repair` removes later. The batch
-        goes on with the next files."""
-        log.warning("ingest batch of %d file(s) not indexed: %s", len(pending), err)
-        left = self._delete_from_indexes([c.chunk_id for c in chunks], tolerant=True)
-        reason = f"not indexed, nothing of it is searchable ({err}); ingest it again"
-        if left:
-            log.warning("could not roll back: %s; `check --repair` removes the entries",
-                        "; ".join(left))
-        for p in pending:
-            o = p.outcome
-            o.status, o.chunks, o.error = "failed", 0, f"{o.filename}: {reason}"
-            self._mark_failed(o.version_id, o.error, drop_content=True)
-        return [p.outcome for p in pending]
+    def activate(self, version_id: int) -> None:
+        self.maintenance.activate(version_id)
 
-    def _read_back(self, pending: list[_Pending], chunks, embeddings) -> None:
-        """Search a sample of what was just written by its own vector (one chunk of every
-        file, READBACK_SAMPLE in all); a chunk not among the nearest ten becomes a warning
-        on its file's outcome, which the CLI, the job result and the upload page show."""
-        vec_of = dict(zip((c.chunk_id for c in chunks), embeddings))
-        files = [[c.chunk_id for c in p.chunks] for p in pending]
-        sample = consistency.readback_sample(files)
-        lost, error = consistency.unretrievable(self.rs.vector_index,
-                                                {c: vec_of[c] for c in sample})
-        lost_set = set(lost)
-        for p, ids in zip(pending, files):
-            mine = [c for c in sample if c in set(ids)]
-            p.outcome.read_back = len(mine)
-            gone = [c for c in mine if c in lost_set]
-            if not gone:
-                continue
-            p.outcome.unretrievable = gone
-            p.outcome.warnings.append(
-                f"{len(gone)} of {len(mine)} chunk(s) read back after the write cannot be "
-                "found by vector search with their own vector (not among the nearest 10)"
-                + (f": {error}" if error else "")
-                + "; search will miss them — run `python -m backend check --full`")
-            log.warning("ingest read-back: %s: %d of %d chunk(s) cannot be found by vector "
-                        "search (%s)", p.outcome.filename, len(gone), len(mine),
-                        ", ".join(gone[:3]))
+    def delete_document(self, ref: int | str, *, purge_answers: bool = False) -> int:
+        return self.maintenance.delete_document(ref, purge_answers=purge_answers)
 
-    def _mark_failed(self, version_id: int, error: str, *, drop_content: bool = False) -> None:
-        with self.store.session() as s:
-            if drop_content:  # chunks and sections of a version that was never published
-                repo.delete_version_content(s, version_id)
-            v = s.get(DocumentVersion, version_id)
-            v.status, v.error, v.is_active = "failed", error, False
-            doc = v.document
-            if doc.active_version_id is None:
-                doc.status = "failed"
+    def reindex(self, **kw) -> dict:
+        return self.maintenance.reindex(**kw)
 
-    _new_collection_kb: str | None = None  # a batch's `knowledge_base`
+    def check(self, **kw) -> CheckReport:
+        return self.consistency.check(**kw)
 
-    def _collection(self, s, name: str):
-        """The collection to link into, created with the first file stored into it (so a
-        refused request creates nothing): in the batch's `knowledge_base` (checked by the
-        service layer, backend/acl.py `writable_collection`), else
-        RAGSCOPE_DEFAULT_KNOWLEDGE_BASE."""
-        return repo.get_or_create_collection(
-            s, name, knowledge_base=self._new_collection_kb
-            or self.settings.default_knowledge_base)
+    def repair(self, **kw) -> RepairReport:
+        return self.consistency.repair(**kw)
 
-    def _record_failure(self, filename: str, source_uri: str, source_kind: str,
-                        collection: str | None, err: IngestError, *, data: bytes | None,
-                        path: FoundFile | None = None,
-                        scope: Scope | None = None) -> IngestOutcome:
-        """A file rejected before extraction is still recorded as a failed version (reusing
-        one with the same bytes only when the scope may read it: backend/ingest/dedup.py)."""
-        collection = collection or self.settings.default_collection
-        if data is not None:
-            sha = sha256_bytes(data)
-            size = len(data)
-        else:  # too large to read whole: hash it streaming
-            h = hashlib.sha256()
-            try:
-                with open_file(path) as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
-                    size = os.fstat(f.fileno()).st_size
-            except (OSError, PathRefused):  # gone or swapped meanwhile: report, keep going
-                return IngestOutcome(filename, "failed", error=str(err))
-            sha = h.hexdigest()
-        scope = dedup_scope(scope, collection)
-        with self.store.session() as s:
-            readable, held = readable_versions(s, sha, scope)
-            source_uri = own_source(s, source_uri, collection, scope)
-            # every rejected file keeps a record and message of its own: only this source's
-            # failed record is reused (three different empty files are three failed
-            # documents), and a stored version of other content is never marked failed
-            v = next((x for x in readable
-                      if x.status == "failed" and x.document.source_uri == source_uri), None)
-            if v is None:
-                doc = repo.document_by_source(s, source_uri)
-                if doc is None:
-                    doc = Document(title=Path(filename).stem, filename=filename,
-                                   source_kind=source_kind, source_uri=source_uri,
-                                   file_type=Path(filename).suffix.lower().lstrip("."),
-                                   status="failed")
-                    s.add(doc)
-                    s.flush()
-                v = DocumentVersion(document_id=doc.id, number=repo.next_version_number(s, doc.id),
-                                    sha256=version_key(s, sha, doc.id, held),
-                                    content_sha256=sha, size_bytes=size, filename=filename)
-                s.add(v)
-            v.status, v.error = "failed", str(err)
-            s.flush()
-            linked: list[int] = []
-            self._link(s, collection, v.document, linked)
-            out = IngestOutcome(filename, "failed", v.document_id, v.id, error=str(err))
-        self._linked(linked, defer=self._links_waiting is not None)
-        return out
+    def repair_interrupted(self) -> int:
+        return self.consistency.repair_interrupted()
 
+    def sync_links(self) -> None:
+        self.links.sync()
+
+    def reclassify(self, *a, **kw) -> ReclassifyReport:
+        return self.reprocess.reclassify(*a, **kw)
+
+    def set_profile(self, ref: int | str, profile: str | None) -> ReclassifyReport:
+        return self.reprocess.set_profile(ref, profile)
+
+    def set_title(self, ref: int | str, title: str) -> int:
+        return self.reprocess.set_title(ref, title)
+
+    def reset_title(self, ref: int | str) -> int:
+        return self.reprocess.reset_title(ref)
+
+    def rechunk_affected(self, *a, **kw) -> int:
+        return self.reprocess.rechunk_affected(*a, **kw)

@@ -7,12 +7,11 @@ from typing import TYPE_CHECKING
 
 from backend.index.base import IndexFilter
 from backend.retrieval import lookup
-from backend.retrieval.types import Candidate, DocumentHit, Hit, RetrievalParams, Stage
+from backend.retrieval.types import Candidate, DocumentHit, Hit, RetrievalParams, Searcher, Stage
 from backend.store import repo
 
 if TYPE_CHECKING:
     from backend.access import Scope
-    from backend.retrieval.engine import Retriever
     from backend.retrieval.query import ParsedQuery
     from backend.retrieval.types import RetrievalResult
 
@@ -36,7 +35,7 @@ def _aggregate(hits: list[Hit], key) -> list[tuple[object, float, list[Hit]]]:
     return scored
 
 
-def apply(r: "Retriever", p: RetrievalParams, hits: list[Hit], result: "RetrievalResult"):
+def apply(r: Searcher, p: RetrievalParams, hits: list[Hit], result: "RetrievalResult"):
     if p.policy == "document_first":
         return _document_first(p, hits, result)
     if p.policy == "section_first":
@@ -62,7 +61,7 @@ def _document_first(p: RetrievalParams, hits: list[Hit], result: "RetrievalResul
     return out
 
 
-def _section_first(r: "Retriever", p: RetrievalParams, hits: list[Hit],
+def _section_first(r: Searcher, p: RetrievalParams, hits: list[Hit],
                    result: "RetrievalResult"):
     t0 = time.perf_counter()
     secs = _aggregate([h for h in hits if h.section_id is not None], lambda h: h.section_id)
@@ -139,7 +138,7 @@ def group(p: RetrievalParams, hits: list[Hit]) -> list[Hit]:
     return hits
 
 
-def decorate(r: "Retriever", p: RetrievalParams, hits: list[Hit], trace) -> None:
+def decorate(r: Searcher, p: RetrievalParams, hits: list[Hit], trace) -> None:
     """Section breadcrumbs for the final hits, then small-to-big expansion."""
     if not hits:
         return
@@ -177,7 +176,7 @@ def _expand(s, p: RetrievalParams, h: Hit, paths) -> None:
     h.expanded_text = lookup.version_slice(s, h.version_id, a, b)
 
 
-def inventory(r: "Retriever", q: "ParsedQuery", p: RetrievalParams, flt: IndexFilter,
+def inventory(r: Searcher, q: "ParsedQuery", p: RetrievalParams, flt: IndexFilter,
               result: "RetrievalResult", scope: "Scope") -> None:
     """'Which documents cover X?' -> a document list. Without a topic: all documents."""
     t0 = time.perf_counter()

@@ -3,7 +3,7 @@ separately (None where a stage did not see the hit): the query-debug page depend
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -193,3 +193,14 @@ class RetrievalResult:
             "documents": [asdict(d) for d in self.documents],
             "trace": asdict(self.trace),
         }
+
+
+class Searcher(Protocol):
+    """What the result shaping (policies.py) needs of the Retriever that calls it: the
+    services and a nested retrieval (inventory mode). Named here, below both, so that
+    policies.py does not import engine.py."""
+
+    rs: Any
+
+    def retrieve(self, query: str, params: RetrievalParams | None = None, *, scope: Any,
+                 owner: TraceOwner | None = None, query_embedding=None) -> RetrievalResult: ...

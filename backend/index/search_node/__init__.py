@@ -14,138 +14,38 @@ later starts reuse it. Each node keeps its data and log under
 and `status` work from any later process."""
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from backend.config import Settings
-from backend.errors import ConfigError, RagscopeError
-
-SOURCES = Path(__file__).resolve().parent
-MAIN_CLASS = "ragscope.searchnode.SearchNode"
-ENGINES = ("opensearch", "elasticsearch")
-DEFAULT_HEAP = "512m"
-START_TIMEOUT_S = 120.0
-STOP_TIMEOUT_S = 30.0
-
-# Checked with `mvn dependency:get` on 2026-12-01: the server jar and the HTTP transport
-# module of Elasticsearch 8 are on Maven Central, its analysis module is not.
-ELASTICSEARCH_MISSING = (
-    "an Elasticsearch 8.x node cannot be assembled from Maven Central: the server jar "
-    "(org.elasticsearch:elasticsearch:8.15.0) and the HTTP transport module "
-    "(org.elasticsearch.plugin:transport-netty4:8.15.0) are there, but the analysis module "
-    "with the stemmer, german_normalization, asciifolding and pattern-tokenizer factories the "
-    "ragscope mapping needs (org.elasticsearch.plugin:analysis-common) is not published for "
-    "any version (8.15.0, 8.19.0, 7.17.0 checked; no maven-metadata.xml). Use --engine "
-    "opensearch, or run an Elasticsearch distribution (docs/elasticsearch.md)")
-
-
-class SearchNodeError(RagscopeError):
-    """The node could not be built, started or stopped; the message says why (and where
-    the log is)."""
-
-
-@dataclass
-class NodeStatus:
-    """What `status` reports; `running` False means nothing answers on the port."""
-
-    port: int
-    running: bool
-    engine: str = ""
-    version: str = ""
-    url: str = ""
-    pid: int | None = None
-    ours: bool = False  # started by `search-node start` (False: some other server answers)
-    home: str = ""
-    build_seconds: float | None = None  # this start built the launcher (None: reused)
-    start_seconds: float | None = None
-    extra: dict = field(default_factory=dict)
-
-    def line(self) -> str:
-        if not self.running:
-            return f"no search node on 127.0.0.1:{self.port}"
-        who = f"pid {self.pid}" if self.ours else "not started by ragscope"
-        out = f"{self.engine} {self.version} running at {self.url} ({who})"
-        if self.start_seconds is not None:
-            built = ("build reused" if self.build_seconds is None
-                     else f"built in {self.build_seconds:.1f} s")
-            out += f"; {built}, started in {self.start_seconds:.1f} s"
-        return out
-
-
-# ---- building the launcher ----------------------------------------------------------------
-def source_hash() -> str:
-    """Hash of pom.xml and src/: a changed launcher is built again."""
-    h = hashlib.sha256()
-    files = [SOURCES / "pom.xml", *sorted(p for p in (SOURCES / "src").rglob("*") if p.is_file())]
-    for p in files:
-        h.update(str(p.relative_to(SOURCES)).encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
-
-
-def build_dir(settings: Settings) -> Path:
-    return Path(settings.search_node_build_dir or settings.data_dir / "search-node" / "build")
-
-
-def _tool(name: str, hint: str) -> str:
-    java_home = os.environ.get("JAVA_HOME")
-    if name == "java" and java_home and (Path(java_home) / "bin" / "java").exists():
-        return str(Path(java_home) / "bin" / "java")
-    found = shutil.which(name)
-    if not found:
-        raise ConfigError(f"search-node needs `{name}` on PATH ({hint})")
-    return found
-
-
-def classpath(out: Path) -> str:
-    return os.pathsep.join([str(out / "search-node-1.jar"), str(out / "lib" / "*")])
-
-
-def build(settings: Settings) -> tuple[str, float | None]:
-    """(classpath, seconds the build took or None when an earlier build was reused).
-    Maven runs offline first (everything cached in ~/.m2), online only when that fails."""
-    out = build_dir(settings)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stamp_file, want = out / "stamp.json", source_hash()
-    with open(out.parent / "build.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two starts at once build once
-        if _stamp(stamp_file).get("hash") == want and (out / "search-node-1.jar").exists():
-            return classpath(out), None
-        mvn = _tool("mvn", "Maven 3, e.g. `apt-get install maven`")
-        _tool("java", "Java 17, e.g. `apt-get install openjdk-17-jdk-headless`")
-        started = time.monotonic()
-        shutil.rmtree(out / "lib", ignore_errors=True)  # no jars of an older pom.xml left
-        cmd = [mvn, "-q", "-B", "-f", str(SOURCES / "pom.xml"), f"-Dsearchnode.build={out}",
-               "package"]
-        res = subprocess.run([*cmd[:1], "-o", *cmd[1:]], capture_output=True, text=True)
-        mode = "offline"
-        if res.returncode != 0:
-            res, mode = subprocess.run(cmd, capture_output=True, text=True), "online"
-        if res.returncode != 0:
-            tail = (res.stdout + res.stderr).strip().splitlines()[-15:]
-            raise SearchNodeError("building the search node failed (" + " ".join(cmd) + "):\n"
-                                  + "\n".join(tail))
-        seconds = time.monotonic() - started
-        stamp_file.write_text(json.dumps({"hash": want, "seconds": round(seconds, 1),
-                                          "maven": mode, "built_at": time.time()}))
-        return classpath(out), seconds
-
-
-def _stamp(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
+from backend.errors import ConfigError
+from backend.index.search_node.base import (  # noqa: F401  (the package's names)
+    DEFAULT_HEAP,
+    ELASTICSEARCH_MISSING,
+    ENGINES,
+    MAIN_CLASS,
+    SOURCES,
+    START_TIMEOUT_S,
+    STOP_TIMEOUT_S,
+    NodeStatus,
+    SearchNodeError,
+)
+from backend.index.search_node.build import (  # noqa: F401  (the package's names)
+    _stamp,
+    _tool,
+    build,
+    build_dir,
+    classpath,
+    source_hash,
+)
 
 
 # ---- processes and ports --------------------------------------------------------------
