@@ -6,8 +6,8 @@ eval/unseen/{de,en}_{tune,test}.yaml (the questions, written by two writers; for
 eval/answer_set.py, with `route`, `near` and `type: followup`). A whole document belongs to one
 split (`doc_split`): `test` when int(sha256(doc_path), 16) % 3 != 0, else `tune`, doc_path being
 the path below eval/unseen/documents/ ("de/werkausschuss_2025-03-12.txt"). A question goes with
-its first support document (of its first answerable turn), an unanswerable one with its `near`
-document, an inventory question with its first listed document.
+its first support document (of its first answerable turn), else its `near` document (an
+unanswerable question), else its first listed document (an inventory question).
 
 Two ways in, so that the tuning code cannot read the test split:
 
@@ -46,9 +46,7 @@ def split_document(q: AnswerQuestion) -> str:
             return turn.support[0].doc
     if q.support:
         return q.support[0].doc
-    if q.documents:
-        return q.documents[0]
-    return q.near
+    return q.near or (q.documents[0] if q.documents else "")
 
 
 def question_files(split: str, root: Path = UNSEEN_DIR) -> list[Path]:

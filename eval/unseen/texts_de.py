@@ -616,6 +616,14 @@ Vorabankündigung: die Mitteilung an das Mitglied, wann und in welcher Höhe ein
 Zuwendungsbestätigung: die amtliche Bezeichnung der Spendenbescheinigung, mit der Spenden und Mitgliedsbeiträge steuerlich geltend gemacht werden können.
 
 Kassenprüfung: die jährliche Prüfung der Kasse durch von der Mitgliederversammlung gewählte Kassenprüferinnen und Kassenprüfer, die nicht dem Vorstand angehören dürfen.
+
+Ideeller Bereich: der Teil der Vereinsarbeit, der unmittelbar dem Satzungszweck dient, etwa der Trainingsbetrieb eines Sportvereins oder die Chorproben eines Gesangvereins; Mitgliedsbeiträge und Spenden werden hier gebucht.
+
+Zweckbetrieb: ein wirtschaftlicher Betrieb, der dem Satzungszweck dient und steuerlich begünstigt ist, zum Beispiel eine Sportveranstaltung mit Eintritt unterhalb der gesetzlichen Grenze.
+
+Wirtschaftlicher Geschäftsbetrieb: alle übrigen Einnahmen aus Verkauf und Bewirtung, etwa der Getränkeverkauf beim Vereinsfest; ClubNet weist diesen Bereich im Kassenbericht getrennt aus, damit die Besteuerungsgrenzen geprüft werden können.
+
+Untergliederungskasse: das eigene Konto einer Abteilung, dessen Buchungen in den Jahresabschluss des Hauptvereins einfließen.
 """
 
 DOCS = [
