@@ -143,9 +143,11 @@ def route_labels(params: dict, stages: list[dict], model: str, question: str) ->
     return ["passage"]
 
 
-def ask_dialogue(svc, q: AnswerQuestion, settings: dict) -> tuple[Answer, list[str]]:
+def ask_dialogue(svc, q: AnswerQuestion, settings: dict, *, keep_session: bool = False
+                 ) -> tuple[Answer, list[str]]:
     """Ask every turn of `q` in one new chat session; the last turn's answer and the labels
-    of the route it took."""
+    of the route it took. The session is deleted afterwards (unless `keep_session`), so a
+    benchmark run leaves no conversations in the chat page's list; traces stay."""
     from backend.access import Scope
     from backend.chat.types import Answered
 
@@ -162,6 +164,8 @@ def ask_dialogue(svc, q: AnswerQuestion, settings: dict) -> tuple[Answer, list[s
     texts = _chunk_texts(rs, [s["chunk_id"] for s in msg.sources if s.get("chunk_id")])
     contexts = {s["n"]: texts.get(s.get("chunk_id"), "") for s in msg.sources}
     params, stages = _route_stage(rs, msg.trace_id)
+    if not keep_session:
+        svc.delete_session(sess.uuid)
     answer = Answer(msg.content, msg.sources, contexts,
                     abstained=bool((msg.citations or {}).get("abstained")),
                     latency_ms=latency, first_token_ms=msg.first_token_ms,
@@ -226,7 +230,8 @@ def aggregate_unseen(results: list[QuestionResult], originals: dict[str, AnswerQ
 
 def evaluate_unseen(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
                     split: str = "all", on_progress: Progress | None = None,
-                    max_tokens: int | None = None) -> AnswerReport:
+                    max_tokens: int | None = None, keep_sessions: bool = False
+                    ) -> AnswerReport:
     """Ask every question of `gs` (already the chosen split) through chat sessions and score
     the last turns. The report's results hold the scored form of each question."""
     from backend.chat.service import ChatService
@@ -241,7 +246,7 @@ def evaluate_unseen(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
     originals = {q.id: q for q in gs.questions}
     t0 = time.perf_counter()
     for i, q in enumerate(gs.questions, 1):
-        a, labels = ask_dialogue(svc, q, settings)
+        a, labels = ask_dialogue(svc, q, settings, keep_session=keep_sessions)
         r = QuestionResult(scored_question(q), a, unseen_metrics(q, a, labels))
         r.route_taken = "+".join(labels)  # shown by --misses
         report.results.append(r)

@@ -247,7 +247,8 @@ def test_ingest_is_idempotent_and_follow_ups_share_a_session(small_unseen):
          "support": [{"doc": "en/allotment_rules.txt",
                       "sentence": "Hedges must not be higher than 1.25 metres."}]},
     ]]
-    report = evaluate_unseen(rs, AnswerGoldenset("small", qs, collection="unseen"))
+    report = evaluate_unseen(rs, AnswerGoldenset("small", qs, collection="unseen"),
+                             keep_sessions=True)
     m = report.metrics
     assert m["questions"] == 2 and m["followups"] == 1 and m["pair_de_de"] == 1
     assert m["pair_en_en"] == 1 and 0.0 <= m["route_accuracy"] <= 1.0
@@ -262,3 +263,6 @@ def test_ingest_is_idempotent_and_follow_ups_share_a_session(small_unseen):
     assert counts == [2, 4]
     for r in report.results:
         assert r.route_taken  # the route the chat took, read from the answer's trace
+    evaluate_unseen(rs, AnswerGoldenset("small", qs[1:], collection="unseen"))
+    with rs.store.session() as s:  # by default a run leaves no conversation behind
+        assert s.scalar(select(func.count(ChatSession.id))) == 2
