@@ -18,13 +18,13 @@ Metrics beyond eval/answers.py's (`aggregate`, over the scored turns):
   to extract:<kind> (right when the intended kind is among the extractors run),
   summarize_section / summarize_document, compare_versions, compare_documents or
   cross_reference; a retrieval answer to inventory (a document list) or passage, and to `url`
-  only when its trace shows the question's URL was used; `route_accuracy_<label>` per intended
-  route;
+  only when its trace has a stage that fetched or read the page (named url, fetch, web, crawl
+  or page; the query stages echoing the question do not count); `route_accuracy_<label>` per
+  intended route;
 * `followup_accuracy` — dialogues whose last turn is right (the value, or a decline where the
   last turn is unanswerable); `followups` their count."""
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable
@@ -38,6 +38,8 @@ from eval.unseen_set import COLLECTION, DOCUMENTS_DIR, LANGUAGES
 
 Progress = Callable[[int, int, str], None]
 _URL = re.compile(r"https?://\S+")
+# a stage that fetched or read a web page (the query stages only echo the question's text)
+_URL_STAGE = re.compile(r"url|fetch|web|crawl|page", re.I)
 
 
 # ---- documents ----------------------------------------------------------------------------
@@ -135,10 +137,8 @@ def route_labels(params: dict, stages: list[dict], model: str, question: str) ->
         return [action]
     if model == "inventory":
         return ["inventory"]
-    urls = _URL.findall(question)
-    if urls and any("url" in str(st.get("name", "")).lower()
-                    or any(u.rstrip(".,;)") in json.dumps(st.get("params") or {})
-                           for u in urls) for st in stages if st.get("name") != "route"):
+    if _URL.search(question) and any(_URL_STAGE.search(str(st.get("name", "")))
+                                     for st in stages):
         return ["url"]
     return ["passage"]
 

@@ -194,8 +194,9 @@ def test_route_labels_map_the_trace_to_the_benchmark_labels():
     retr = {"route": "retrieval"}
     assert route_labels(retr, [], "inventory", "Welche Dokumente?") == ["inventory"]
     url_q = "Was steht auf https://example.org/a.html?"
-    assert route_labels(retr, [{"name": "query", "params": {}}], "extractive", url_q) == \
-        ["passage"]  # a URL in the question that nothing used is no URL route
+    echo = [{"name": "query", "params": {"text": url_q, "terms": ["https://example.org/a.html"]}}]
+    assert route_labels(retr, echo, "extractive", url_q) == \
+        ["passage"]  # a URL in the question that nothing fetched is no URL route
     assert route_labels(retr, [{"name": "url_fetch", "params": {}}], "extractive", url_q) == \
         ["url"]
 

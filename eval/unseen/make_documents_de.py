@@ -31,7 +31,8 @@ OUT = HERE / "documents" / "de"
 
 
 def parse(src: str) -> list[tuple]:
-    """Blocks: ('title', t) ('h', level, t) ('p', t) ('ul', items) ('table', rows) ('mono', lines)."""
+    """Blocks: ('title', t) ('h', level, t) ('p', t) ('ul', items) ('table', rows),
+    ('mono', lines)."""
     blocks: list[tuple] = []
     para: list[str] = []
     lines = src.strip("\n").split("\n")
