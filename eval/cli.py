@@ -107,16 +107,11 @@ def _answer_report(a, rs, bar):
         from eval.unseen_bench import ensure_ingested, evaluate_unseen
         from eval.unseen_set import load_unseen
 
-        if a.goldenset or a.collection:
-            raise ConfigError("--benchmark unseen takes no goldenset file and no --collection "
-                              "(it asks eval/unseen/*.yaml in collection 'unseen')")
         gs = load_unseen(a.split)  # the reporting path: the only caller that may pass "test"
         for note in ensure_ingested(rs):
             _err(f"note: {note}")
         return evaluate_unseen(rs, gs, provider=a.provider, split=a.split, on_progress=bar,
                                max_tokens=a.max_tokens)
-    if not a.goldenset:
-        raise ConfigError("name an answer goldenset file, or use --benchmark unseen")
     return evaluate_answers(rs, load_answer_goldenset(a.goldenset), provider=a.provider,
                             split=a.split, collections=_names(a.collection) or None,
                             on_progress=bar, max_tokens=a.max_tokens)
@@ -134,9 +129,19 @@ def _print_misses(report) -> None:
                   f"{' '.join(r.answer.text.split())[:90]}")
 
 
+def _check_answer_args(a) -> None:
+    """Before anything is opened: a goldenset file, or the unseen benchmark, not both."""
+    if a.benchmark == "unseen" and (a.goldenset or a.collection):
+        raise ConfigError("--benchmark unseen takes no goldenset file and no --collection "
+                          "(it asks eval/unseen/*.yaml in collection 'unseen')")
+    if a.benchmark is None and not a.goldenset:
+        raise ConfigError("name an answer goldenset file, or use --benchmark unseen")
+
+
 def cmd_answers(a) -> int:
     from eval.store import save_answer_report
 
+    _check_answer_args(a)
     rs = _rs()
     bar = _Progress(a.quiet, "question")
     report = _answer_report(a, rs, bar)

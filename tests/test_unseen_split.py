@@ -267,3 +267,15 @@ def test_ingest_is_idempotent_and_follow_ups_share_a_session(small_unseen):
     evaluate_unseen(rs, AnswerGoldenset("small", qs[1:], collection="unseen"))
     with rs.store.session() as s:  # by default a run leaves no conversation behind
         assert s.scalar(select(func.count(ChatSession.id))) == 2
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["answers"], "name an answer goldenset file, or use --benchmark unseen"),
+    (["answers", "eval/answers_sample.yaml", "--benchmark", "unseen"], "takes no goldenset"),
+    (["answers", "--benchmark", "unseen", "--collection", "samples"], "takes no goldenset"),
+])
+def test_the_cli_refuses_a_goldenset_together_with_the_unseen_benchmark(argv, message, capsys):
+    from eval.cli import main
+
+    assert main(argv) == 1
+    assert message in capsys.readouterr().err
