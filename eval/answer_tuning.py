@@ -11,7 +11,9 @@ only: coordinate ascent over a grid of each weight (top-1 accuracy on answerable
 the shortlist size, and the abstention weights and threshold (most answerable accuracy +
 abstention recall while at least 90 % of the threshold's abstentions are unanswerable
 questions). The chosen values are printed with their figures on both
-halves; the held-out half never influences a choice."""
+halves; the held-out half never influences a choice. A frozen test split (eval/unseen/,
+issue 22) cannot be read here at all: the goldenset goes through eval.unseen_set.tuning_goldenset.
+"""
 from __future__ import annotations
 
 import argparse
@@ -34,9 +36,9 @@ from backend.evidence.scoring import (
     featurise,
     unseen,
 )
-from eval.answer_set import load_answer_goldenset
 from eval.answers import contains_answer, squash
 from eval.gate import ROOT
+from eval.unseen_set import tuning_goldenset  # refuses the frozen test splits
 
 
 def collect(rs, gs, expand: str, min_score: float | None, emb_cache: dict | None = None):
@@ -256,7 +258,7 @@ def main(argv=None) -> int:
         if a.refresh_unseen:  # the corpus lookups are cheap: redo them with today's rule
             from backend.chat.service import ChatService
 
-            gs = {q.id: q for q in load_answer_goldenset(a.goldenset).questions}
+            gs = {q.id: q for q in tuning_goldenset(a.goldenset).questions}
             known = ChatService(Ragscope(Settings()))._known
             for r in rows:
                 qi = analyse(gs[r["id"]].question)
@@ -267,7 +269,7 @@ def main(argv=None) -> int:
                 r.pop("X", None)
     else:
         rs = Ragscope(Settings())
-        rows = collect(rs, load_answer_goldenset(a.goldenset), a.expand, a.min_score)
+        rows = collect(rs, tuning_goldenset(a.goldenset), a.expand, a.min_score)
         if a.rows:
             Path(a.rows).write_bytes(pickle.dumps(rows))
     w = WEIGHTS if a.current else tune(rows, start=a.start)

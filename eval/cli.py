@@ -12,7 +12,7 @@ from pathlib import Path
 
 import backend  # noqa: F401  (offline flags, RAGAS_DO_NOT_TRACK before anything heavy)
 from backend.access import Scope
-from backend.errors import RagscopeError
+from backend.errors import ConfigError, RagscopeError
 
 
 def _rs():
@@ -97,18 +97,56 @@ def cmd_run(a) -> int:
     return 0
 
 
-def cmd_answers(a) -> int:
+def _answer_report(a, rs, bar):
+    """The answer goldenset file, or the unseen benchmark (ingested into collection `unseen`
+    first when needed), answered and scored."""
     from eval.answer_set import load_answer_goldenset
     from eval.answers import evaluate_answers
+
+    if a.benchmark == "unseen":
+        from eval.unseen_bench import ensure_ingested, evaluate_unseen
+        from eval.unseen_set import load_unseen
+
+        gs = load_unseen(a.split)  # the reporting path: the only caller that may pass "test"
+        for note in ensure_ingested(rs):
+            _err(f"note: {note}")
+        return evaluate_unseen(rs, gs, provider=a.provider, split=a.split, on_progress=bar,
+                               max_tokens=a.max_tokens)
+    return evaluate_answers(rs, load_answer_goldenset(a.goldenset), provider=a.provider,
+                            split=a.split, collections=_names(a.collection) or None,
+                            on_progress=bar, max_tokens=a.max_tokens)
+
+
+def _print_misses(report) -> None:
+    for r in report.results:
+        bad = (r.metrics.get("correct") == 0.0 if r.question.type != "unanswerable"
+               else not r.metrics["abstained"])
+        if r.metrics.get("route_correct") == 0.0:
+            bad = True
+        if bad:
+            route = f" [{getattr(r, 'route_taken', '')}]" if hasattr(r, "route_taken") else ""
+            print(f"  {r.question.id:<6} {r.question.question[:60]:<60}{route} -> "
+                  f"{' '.join(r.answer.text.split())[:90]}")
+
+
+def _check_answer_args(a) -> None:
+    """Before anything is opened: a goldenset file, or the unseen benchmark, not both."""
+    if a.benchmark == "unseen" and (a.goldenset or a.collection):
+        raise ConfigError("--benchmark unseen takes no goldenset file and no --collection "
+                          "(it asks eval/unseen/*.yaml in collection 'unseen')")
+    if a.benchmark is None and not a.goldenset:
+        raise ConfigError("name an answer goldenset file, or use --benchmark unseen")
+
+
+def cmd_answers(a) -> int:
     from eval.store import save_answer_report
 
+    _check_answer_args(a)
     rs = _rs()
-    gs = load_answer_goldenset(a.goldenset)
     bar = _Progress(a.quiet, "question")
-    report = evaluate_answers(rs, gs, provider=a.provider, split=a.split,
-                              collections=_names(a.collection) or None, on_progress=bar,
-                              max_tokens=a.max_tokens)
+    report = _answer_report(a, rs, bar)
     bar.close()
+    gs = report.goldenset
     for w in report.warnings:
         _err(f"warning: {w}")
     run_id = None if a.no_store else save_answer_report(rs, report, label=a.label or "")
@@ -123,12 +161,7 @@ def cmd_answers(a) -> int:
             if k not in ("questions", "answerable", "unanswerable", "inventory")]
     print(_table(rows, ["metric", "value"]))
     if a.misses:
-        for r in report.results:
-            bad = (r.metrics.get("correct") == 0.0 if r.question.type != "unanswerable"
-                   else not r.metrics["abstained"])
-            if bad:
-                print(f"  {r.question.id:<6} {r.question.question[:60]:<60} -> "
-                      f"{' '.join(r.answer.text.split())[:90]}")
+        _print_misses(report)
     if run_id is not None:
         print(f"stored as run {run_id}")
     return 0
@@ -307,7 +340,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     an = sub.add_parser("answers", help="answer benchmark: ask an answer goldenset through "
                         "the chat's answering path and score the answers")
-    an.add_argument("goldenset", help="an answer goldenset file, e.g. eval/answers_sample.yaml")
+    an.add_argument("goldenset", nargs="?",
+                    help="an answer goldenset file, e.g. eval/answers_sample.yaml")
+    an.add_argument("--benchmark", choices=["unseen"],
+                    help="the unseen benchmark (eval/unseen/, issue 22) instead of a file: "
+                         "its documents are ingested into collection 'unseen' when needed, "
+                         "follow-ups asked turn by turn in one chat session")
     an.add_argument("--provider", "-p", default="extractive",
                     help="any registered answer provider (default: extractive); an "
                          "unavailable provider is an error, nothing is measured")
