@@ -493,7 +493,7 @@ def dashboard_command(address: str, port: int, settings: Settings | None = None)
     """`streamlit run app.py` (app.py declares the `st.App` that puts the upload gate in
     front of Streamlit) with Streamlit's upload limit set to the ingestion limit. Here, below
     the CLI, because both `up` (backend/cli/up.py) and the stack start the dashboard."""
-    from backend.upload_gate import upload_limit_mb
+    from backend.security.upload_gate import upload_limit_mb
 
     return [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
             "--server.address", address, "--server.port", str(port),

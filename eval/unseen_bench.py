@@ -148,7 +148,7 @@ def ask_dialogue(svc, q: AnswerQuestion, settings: dict, *, keep_session: bool =
     """Ask every turn of `q` in one new chat session; the last turn's answer and the labels
     of the route it took. The session is deleted afterwards (unless `keep_session`), so a
     benchmark run leaves no conversations in the chat page's list; traces stay."""
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.types import Answered
 
     rs = svc.rs
