@@ -39,11 +39,11 @@ TOPICS = ["ferry timetable", "season tickets", "car deck", "harbour berths", "is
 
 
 def build(data: Path, n: int) -> None:
-    from backend.access import Actor
+    from backend.security.access import Actor
     from backend.chatbots.service import ChatbotService
     from backend.config import Settings
     from backend.crawl import runs
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store.chatbot_models import Chatbot
     from backend.store.crawl_models import CrawlSource
     from backend.store.models import (Chunk, Collection, CollectionDocument, Document,

@@ -3,8 +3,8 @@ profile; editors set the title and the profile), full text with section navigati
 with offsets and pages, download of the original, delete."""
 import streamlit as st
 
-from backend import classification as classes
-from backend import documents as docs
+from backend.services import classification as classes
+from backend.services import documents as docs
 from backend.errors import NotFound
 from backend.ui import state as K
 from pages._common import (

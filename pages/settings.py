@@ -1,7 +1,7 @@
 """Settings (admin): the configuration in effect, a consistency check and a full reindex."""
 import streamlit as st
 
-from backend import documents as docs
+from backend.services import documents as docs
 from backend.ui import state as K
 from pages._common import (
     cached_status,

@@ -2,8 +2,8 @@
 the others are still ingested."""
 import streamlit as st
 
-from backend import acl
-from backend import documents as docs
+from backend.security import acl
+from backend.services import documents as docs
 from backend.ui import state as K
 from pages._common import (
     safe_text,

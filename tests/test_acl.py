@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from backend import acl, auth, debug
-from backend import documents as docs
-from backend.access import Actor, Scope, scope_of
+from backend.security import acl, auth
+from backend.services import debug
+from backend.services import documents as docs
+from backend.security.access import Actor, Scope, scope_of
 from backend.chat.service import ChatService
 from backend.errors import AccessConfigError, NotFound
 from backend.retrieval import RetrievalParams, Retriever
@@ -201,7 +202,7 @@ def test_writes_need_a_writable_collection(rs, matrix):
 def test_titles_profiles_and_forced_versions_need_write_on_the_document(rs, matrix):
     """Document changes from the classification layer (title, profile) and a forced "new
     version of DOC" upload: write on the document's collections, NotFound when unreadable."""
-    from backend import classification as classes
+    from backend.services import classification as classes
 
     editor_b, editor_a = Actor("u-b-ed", "editor"), Actor("u-a-ed", "editor")
     beta, alpha, gamma = (matrix.doc[k] for k in ("beta", "alpha", "gamma"))
@@ -418,7 +419,7 @@ def test_upgrade_puts_existing_collections_into_the_default_knowledge_base(tmp_p
     import sqlalchemy as sa
 
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store.db import make_engine, upgrade
 
     data = tmp_path / "var"

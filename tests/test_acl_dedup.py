@@ -17,11 +17,12 @@ import time
 
 import pytest
 
-from backend import access, acl, documents
-from backend.access import Actor
+from backend.security import access, acl
+from backend.services import documents
+from backend.security.access import Actor
 from backend.config import Settings
 from backend.ingest.service import Ingestor
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.models import DocumentVersion
 from backend.ui import state as K

@@ -10,11 +10,11 @@ import re
 import pytest
 from sqlalchemy import select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.retrieval.traces import load_result_dict
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store.chat_models import ChatMessageDocument
 from backend.store.models import DocumentVersion, Section
 from tests.conftest import ROOT, SAMPLES

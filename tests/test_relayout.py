@@ -97,6 +97,20 @@ def test_check_lists_stale_references_and_changes_nothing(tmp_path):
     assert (root / "tests" / "test_old.py").read_text() == OLD_PY
 
 
+def test_parenthesised_imports_keep_their_comments():
+    text = ("from backend.chat.types import (  # noqa: F401  (re-exported: public names)\n"
+            "    CONTEXT_LIMITS,\n)\n"
+            "from backend.jobs import (  # noqa: F401  (re-exported)\n"
+            "    finish_job,\n    start_job,\n)\n"
+            "    from backend import (acl,  # the rule\n        auth)\n")
+    assert relayout.rewrite(text, python=True) == (
+        "from backend.chat.types import (  # noqa: F401  (re-exported: public names)\n"
+        "    CONTEXT_LIMITS,\n)\n"
+        "from backend.services.jobs import (  # noqa: F401  (re-exported)\n"
+        "    finish_job,\n    start_job,\n)\n"
+        "    from backend.security import (acl,  # the rule\n        auth)\n")
+
+
 def test_new_style_imports_are_left_alone():
     text = ("from backend.services import documents, search\n"
             "from backend.services.container import Ragscope\n"

@@ -62,10 +62,11 @@ SUFFIXES = {".py", ".md", ".yaml", ".yml", ".ini", ".toml", ".txt", ".sh", ".cfg
 _OLD_ALT = "|".join(sorted((m.split(".", 1)[1] for m in MODULES), key=len, reverse=True))
 _DOTTED = re.compile(r"(?<![\w.])backend(?:\.\w+)+")
 _PATH = re.compile(rf"(?<![\w\-.])backend/({_OLD_ALT})\.py(?!\w)")
-_FROM_BACKEND = re.compile(r"^([ \t]*)from backend import (\([^)]*\)|[^\n#]*?)[ \t]*(#[^\n]*)?$",
-                           re.M)
-_FROM_ANY = re.compile(r"^([ \t]*)from (backend(?:\.\w+)+) import (\([^)]*\)|[^\n#]*?)[ \t]*"
-                       r"(#[^\n]*)?$", re.M)
+# the names: one line, or in parentheses over several (comments inside may hold parentheses)
+_NAMES = r"(\((?:[^)#]|#[^\n]*)*\)|[^\n#(]*?)"
+_FROM_BACKEND = re.compile(rf"^([ \t]*)from backend import {_NAMES}[ \t]*(#[^\n]*)?$", re.M)
+_FROM_ANY = re.compile(rf"^([ \t]*)from (backend(?:\.\w+)+) import {_NAMES}[ \t]*(#[^\n]*)?$",
+                       re.M)
 _IMPORT_AS = re.compile(r"^[ \t]*import (backend(?:\.\w+)+) as (\w+)", re.M)
 MAX_LINE = 99
 
@@ -145,7 +146,7 @@ def _fix_from_backend(m: re.Match) -> str:
     """`from backend import a, b as c` with a or b moved: one statement per package."""
     indent, body, comment = m.group(1), m.group(2), m.group(3) or ""
     names = _split_names(body)
-    if not any(f"backend.{n}" in MODULES for n, _ in names):
+    if not names or not any(f"backend.{n}" in MODULES for n, _ in names):
         return m.group(0)
     pairs = []
     for name, alias in names:
@@ -156,6 +157,9 @@ def _fix_from_backend(m: re.Match) -> str:
         else:
             pairs.append(("backend", [(name, alias)]))
     groups = _group(pairs)
+    if len(groups) == 1 and all(a is None or a == n for n, a in next(iter(groups.values()))) \
+            and [n for n, _ in next(iter(groups.values()))] == [n for n, _ in names]:
+        return m.group(0).replace("from backend import", f"from {next(iter(groups))} import", 1)
     lines = [_render(indent, mod, ns, comment if i == 0 else "")
              for i, (mod, ns) in enumerate(groups.items())]
     return "\n".join(lines)
@@ -173,8 +177,10 @@ def _fix_from_module(m: re.Match) -> str:
         target = new_module(f"{module}.{name}")
         pairs.append((target.rpartition(".")[0], [(name, alias)]))
     groups = _group(pairs)
-    if list(groups) == [module]:
+    if not names or list(groups) == [module]:
         return m.group(0)
+    if len(groups) == 1:  # keep the statement's own layout and comments
+        return m.group(0).replace(f"from {module} import", f"from {next(iter(groups))} import", 1)
     return "\n".join(_render(indent, mod, ns, comment if i == 0 else "")
                      for i, (mod, ns) in enumerate(groups.items()))
 
