@@ -10,6 +10,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import backend  # noqa: F401  (offline flags before anything heavy is imported)
 from backend.security import access, auth, sessions, upload_gate
 from backend.services import documents as docs
+from backend.services import system
 from backend.config import Settings
 from backend.errors import RagscopeError
 from backend.security.display import safe_text  # noqa: F401  (names: control/bidi chars escaped)
@@ -156,8 +157,8 @@ def cached_filter_options(key: str, scope: access.Scope) -> docs.FilterOptions:
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def cached_status(key: str, scope: access.Scope) -> docs.SystemStatus:
-    return docs.system_status(get_rs(), scope=scope)
+def cached_status(key: str, scope: access.Scope) -> system.SystemStatus:
+    return system.system_status(get_rs(), scope=scope)
 
 
 def clear_listings() -> None:

@@ -118,17 +118,17 @@ def test_an_ingest_refused_by_the_guardrails_creates_no_collection(tmp_path, mon
 
 
 def test_an_upload_refused_by_the_guardrails_creates_no_collection(make_rs):
-    from backend.services import documents
+    from backend.services import document_actions
     from backend.errors import IndexMismatch
 
     rs = make_rs()
     assert Ingestor(rs).ingest_bytes(TEXT, "a.md", collection="first").ok
     other = make_rs(chunk_size=600)
     with pytest.raises(IndexMismatch):
-        documents.ingest_uploads(other, [("b.md", TEXT)], Actor.system("t"),
+        document_actions.ingest_uploads(other, [("b.md", TEXT)], Actor.system("t"),
                                  collection="upload-new", knowledge_base="default")
     assert "upload-new" not in _collections(other)
-    outs = documents.ingest_uploads(rs, [("b.md", TEXT)], Actor.system("t"),
+    outs = document_actions.ingest_uploads(rs, [("b.md", TEXT)], Actor.system("t"),
                                     collection="upload-new")  # made with its first file
     assert outs[0].ok and "upload-new" in _collections(rs)
 

@@ -158,7 +158,7 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
                                                                                tmp_path):
     """A data dir written before this change: no exact-search log and no recorded
     vector_search. It keeps answering (through HNSW) and the next ingest asks for reindex."""
-    from backend.services import documents
+    from backend.services import document_actions
     from backend.security.access import Actor
     from backend.store import repo
 
@@ -179,7 +179,7 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
     assert reader.vector_index.search_mode == "hnsw"
     with pytest.raises(IndexMismatch, match="vector_search: index has 'hnsw'"):
         Ingestor(legacy).ingest_paths([tmp_path / "pump.md"], collection="d")
-    documents.reindex(legacy, Actor.system("test"))
+    document_actions.reindex(legacy, Actor.system("test"))
     assert legacy.vector_index.search_mode == "exact" and path.exists()
     query = legacy.embedder.encode(["intake pump"])[0]
     assert reader.vector_index.search(query, 1)  # another process: switches at its next search

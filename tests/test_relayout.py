@@ -141,3 +141,37 @@ def test_split_symbols_follow_their_module(monkeypatch):
                    "docs.list_documents(rs)\n"
                    "mock.patch('backend.services.document_actions.ingest_uploads')\n")
     assert relayout.rewrite(new, python=True) == new
+
+
+def test_split_symbols_in_functions_import_where_the_alias_is_bound(monkeypatch):
+    """The import goes into the function that binds the alias; an import left unused goes."""
+    monkeypatch.setattr(relayout, "SYMBOLS", {
+        "backend.services.documents": {"delete_document": "backend.services.document_actions",
+                                       "resolve_document": "backend.security.access"}})
+    old = ("from backend.security import access\n\n\n"
+           "def cmd_show(a):\n"
+           "    from backend.services import documents\n\n"
+           "    return documents.detail(documents.resolve_document(a))\n\n\n"
+           "def cmd_delete(a):\n"
+           "    from backend.services import documents\n\n"
+           "    return documents.delete_document(documents.resolve_document(a))\n\n\n"
+           "def cmd_other(document_actions):\n"
+           "    from backend.services import documents\n\n"
+           "    return documents.delete_document(document_actions)\n")
+    new = relayout.rewrite(old, python=True)
+    assert new == ("from backend.security import access\n\n\n"
+                   "def cmd_show(a):\n"
+                   "    from backend.services import documents\n\n"
+                   "    return documents.detail(access.resolve_document(a))\n\n\n"
+                   "def cmd_delete(a):\n"
+                   "    from backend.services import document_actions\n\n"
+                   "    return document_actions.delete_document(access.resolve_document(a))\n"
+                   "\n\n"
+                   "def cmd_other(document_actions):\n"
+                   "    from backend.services import documents\n\n"
+                   "    return documents.delete_document(document_actions)\n")
+    problems = []
+    relayout.rewrite(old, python=True, problems=problems)
+    assert problems == ["line 19: `documents.delete_document` moved to "
+                        "backend.services.document_actions, but the name `document_actions` "
+                        "is taken in this file; fix by hand"]

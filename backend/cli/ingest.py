@@ -138,7 +138,7 @@ def _doc_and_actor(a, rs):
     `--as USER`: backend/cli/main.py), and that actor."""
     from backend.security.access import scope_of
     from backend.cli.main import actor_of
-    from backend.services.documents import resolve_document
+    from backend.security.access import resolve_document
 
     actor = actor_of(a, rs)
     return resolve_document(rs, a.doc, scope=scope_of(rs, actor)), actor

@@ -164,10 +164,11 @@ def _version(detail, number: int | None):
 
 def cmd_show(a) -> int:
     from backend.services import documents
+    from backend.security import access
 
     rs = _rs()
     scope = scope_of(a, rs)
-    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+    d = documents.document_detail(rs, access.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
     print(f"document {d.id}: {safe_text(d.title)}")
     print(f"  file: {safe_text(d.filename)} ({safe_text(d.file_type)}), type: {d.doc_type}, status: {d.status}")
@@ -205,10 +206,11 @@ def cmd_show(a) -> int:
 
 def cmd_original(a) -> int:
     from backend.services import documents
+    from backend.security import access
 
     rs = _rs()
     scope = scope_of(a, rs)
-    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+    d = documents.document_detail(rs, access.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
     v = _version(d, a.version)
     if v is None or not v.has_original:
@@ -221,22 +223,23 @@ def cmd_original(a) -> int:
 
 
 def cmd_delete(a) -> int:
-    from backend.services import documents
+    from backend.security import access
+    from backend.services import document_actions
 
     rs = _rs()
     actor = actor_of(a, rs)
-    doc = documents.resolve_document(rs, a.doc, scope=scope_of(a, rs))
-    doc_id = documents.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
+    doc = access.resolve_document(rs, a.doc, scope=scope_of(a, rs))
+    doc_id = document_actions.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
     print(f"deleted document {doc_id}" + (" and the chat answers that drew on it"
                                           if a.purge_answers else ""))
     return 0
 
 
 def cmd_activate(a) -> int:
-    from backend.services import documents
+    from backend.services import document_actions
 
     rs = _rs()
-    documents.activate_version(rs, a.version_id, actor_of(a, rs))
+    document_actions.activate_version(rs, a.version_id, actor_of(a, rs))
     print(f"version {a.version_id} is now active")
     return 0
 
@@ -251,10 +254,10 @@ def cmd_reindex(a) -> int:
         bar.n = done
         bar.refresh()
 
-    from backend.services import documents
+    from backend.services import document_actions
 
     rs = _rs()
-    res = documents.reindex(rs, actor_of(a, rs), on_progress=progress)
+    res = document_actions.reindex(rs, actor_of(a, rs), on_progress=progress)
     bar.close()
     print(f"reindexed {res['chunks']} chunks of {res['versions']} versions "
           f"({res['rechunked']} re-chunked)")
@@ -336,10 +339,10 @@ def cmd_collections(a) -> int:
 
 def cmd_status(a) -> int:
     """Counts of what the actor may read; index metadata for an unrestricted actor only."""
-    from backend.services import documents
+    from backend.services import system
 
     rs = _rs()
-    st = documents.system_status(rs, scope=scope_of(a, rs))
+    st = system.system_status(rs, scope=scope_of(a, rs))
     info = {"counts": st.counts,
             "index_meta": {m: x and {"backend": x["backend"], "params": x["params"],
                                      "chunks": x["chunks"]} for m, x in st.index_meta.items()}}

@@ -53,7 +53,18 @@ MODULES = {
 }
 
 # new module -> {name: the module it moved to} (splits of one file by concern)
-SYMBOLS: dict[str, dict[str, str]] = {}
+_ACTIONS = ("supported_extensions", "_ingestor", "require_writable_document", "activate_version",
+            "delete_document", "UPLOAD_IDENTITY", "ingest_uploads", "unretrievable_message",
+            "reindex", "check_consistency")
+_SYSTEM = ("SystemStatus", "system_status", "settings_table", "_hide_url_password")
+SYMBOLS: dict[str, dict[str, str]] = {
+    "backend.services.documents": {
+        **{n: "backend.services.document_actions" for n in _ACTIONS},
+        **{n: "backend.services.system" for n in _SYSTEM},
+        # shared by security.acl and the services: moved down (no acl <-> documents cycle)
+        "resolve_document": "backend.security.access",
+    },
+}
 
 # files whose text is the mapping itself
 EXCLUDE = {"backend/devtools/relayout.py", "tests/test_relayout.py"}
@@ -67,7 +78,6 @@ _NAMES = r"(\((?:[^)#]|#[^\n]*)*\)|[^\n#(]*?)"
 _FROM_BACKEND = re.compile(rf"^([ \t]*)from backend import {_NAMES}[ \t]*(#[^\n]*)?$", re.M)
 _FROM_ANY = re.compile(rf"^([ \t]*)from (backend(?:\.\w+)+) import {_NAMES}[ \t]*(#[^\n]*)?$",
                        re.M)
-_IMPORT_AS = re.compile(r"^[ \t]*import (backend(?:\.\w+)+) as (\w+)", re.M)
 MAX_LINE = 99
 
 
@@ -193,52 +203,126 @@ def _fix_dotted(m: re.Match, text: str) -> str:
     return new_module(m.group(0))
 
 
-def _module_aliases(text: str) -> dict[str, str]:
-    """alias -> module for the modules of SYMBOLS and their targets bound in `text`."""
-    out = {}
-    for m in _FROM_ANY.finditer(text):
-        for name, alias in _split_names(m.group(3)):
-            out[alias or name] = f"{m.group(2)}.{name}"
-    for m in _FROM_BACKEND.finditer(text):
-        for name, alias in _split_names(m.group(2)):
-            out[alias or name] = f"backend.{name}"
-    for m in _IMPORT_AS.finditer(text):
-        out[m.group(2)] = m.group(1)
+def _identifiers(tree) -> set[str]:
+    """Every name the code under `tree` binds or reads (not words in strings and comments)."""
+    import ast
+
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
     return out
 
 
-def _fix_attributes(text: str, problems: list[str]) -> str:
-    """`docs.ingest_uploads` where `docs` is a module whose `ingest_uploads` moved: the
-    target module gets imported beside the alias's import (or an existing binding is used)."""
-    aliases = _module_aliases(text)
-    for alias, module in list(aliases.items()):
-        moved = SYMBOLS.get(module)
-        if not moved:
-            continue
-        for sym, target in moved.items():
-            pat = re.compile(rf"(?<![\w.]){re.escape(alias)}\.{sym}(?!\w)")
-            if not pat.search(text):
+def _bindings(stmt) -> dict[str, str]:
+    """name -> module for the modules an import statement binds."""
+    import ast
+
+    out = {}
+    if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+        for a in stmt.names:
+            out[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    elif isinstance(stmt, ast.Import):
+        for a in stmt.names:
+            if a.asname:
+                out[a.asname] = a.name
+    return out
+
+
+def _scopes(tree):
+    """(imports per scope, attribute uses with their scope chain): a scope is the module or a
+    function; an import inside a function binds there only."""
+    import ast
+
+    imports: dict[int, list] = {id(tree): []}
+    uses = []
+
+    def visit(node, chain):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                imports.setdefault(id(child), [])
+                visit(child, chain + [child])
                 continue
-            bound = [a for a, mod in aliases.items() if mod == target]
-            if bound:
-                new_alias = bound[0]
-            else:
-                parent, _, base = target.rpartition(".")
-                if re.search(rf"(?<![\w.]){base}(?!\w)", text):
-                    problems.append(f"`{alias}.{sym}`: moved to {target}, but the name "
-                                    f"`{base}` is taken in this file; fix by hand")
-                    continue
-                imp = re.search(rf"^([ \t]*)(from [\w.]+ import [^\n]*\b{alias}\b[^\n]*|"
-                                rf"import [\w.]+ as {alias}\b[^\n]*)$", text, re.M)
-                if imp is None:
-                    problems.append(f"`{alias}.{sym}`: no import line found; fix by hand")
-                    continue
-                text = (text[:imp.end()] + f"\n{imp.group(1)}from {parent} import {base}"
-                        + text[imp.end():])
-                aliases[base] = target
-                new_alias = base
-            text = pat.sub(f"{new_alias}.{sym}", text)
-    return text
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                imports[id(chain[-1])].append(child)
+            elif isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
+                uses.append((child, chain))
+            visit(child, chain)
+
+    visit(tree, [tree])
+    return imports, uses
+
+
+def _fix_attributes(text: str, problems: list[str]) -> str:
+    """`docs.ingest_uploads` where `docs` is a module whose `ingest_uploads` moved: the use
+    names the target module, imported beside the import that binds `docs` in the same
+    function (or module), unless that scope already binds the target."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    imports, uses = _scopes(tree)
+    module_names = {n for st in tree.body for n in _identifiers(st)
+                    if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    module_names |= {st.name for st in tree.body if hasattr(st, "name")}
+    renames = []      # (line, col, end_col, new name)
+    inserts = {}      # id(import statement) -> (statement, target modules to import)
+    moved = {}        # id(import statement) -> (statement, scope, alias, uses renamed)
+    for node, chain in uses:
+        alias, sym = node.value.id, node.attr
+        for scope in reversed(chain):
+            stmt = next((st for st in imports[id(scope)] if alias in _bindings(st)), None)
+            if stmt is not None:
+                break
+        else:
+            continue
+        target = SYMBOLS.get(_bindings(stmt)[alias], {}).get(sym)
+        if target is None:
+            continue
+        bound = [n for sc in reversed(chain) for st in imports[id(sc)]
+                 for n, mod in _bindings(st).items() if mod == target]
+        name = bound[0] if bound else target.rpartition(".")[2]
+        if not bound:
+            scope = next(sc for sc in reversed(chain) if stmt in imports[id(sc)])
+            taken = _identifiers(scope) | module_names
+            planned = inserts.setdefault(id(stmt), (stmt, set()))[1]
+            if target not in planned and name in taken:
+                problems.append(f"line {node.lineno}: `{alias}.{sym}` moved to {target}, but "
+                                f"the name `{name}` is taken in this file; fix by hand")
+                continue
+            planned.add(target)
+        renames.append((node.value.lineno, node.value.col_offset, node.value.end_col_offset,
+                        name))
+        scope = next(sc for sc in reversed(chain) if stmt in imports[id(sc)])
+        moved[id(stmt)] = (stmt, scope, alias, moved.get(id(stmt), (0, 0, 0, 0))[3] + 1)
+    if not renames:
+        return text
+    lines = text.splitlines(keepends=True)
+    for line, col, end, name in sorted(renames, reverse=True):
+        b = lines[line - 1].encode("utf-8")
+        lines[line - 1] = (b[:col] + name.encode("utf-8") + b[end:]).decode("utf-8")
+    # an import left with no use (every use moved) goes; its new imports take its place
+    edits = {i: (st, ts, False) for i, (st, ts) in inserts.items()}
+    for i, (stmt, scope, alias, n) in moved.items():
+        uses_left = sum(isinstance(x, ast.Name) and x.id == alias for x in ast.walk(scope)) - n
+        if uses_left == 0 and len(stmt.names) == 1:
+            edits[i] = (stmt, inserts.get(i, (stmt, set()))[1], True)
+    for stmt, targets, drop in sorted(edits.values(), key=lambda x: -x[0].end_lineno):
+        indent = " " * stmt.col_offset
+        add = "".join(f"{indent}from {t.rpartition('.')[0]} import {t.rpartition('.')[2]}\n"
+                      for t in sorted(targets))
+        lines[stmt.lineno - 1 if drop else stmt.end_lineno:stmt.end_lineno] = [add]
+    return "".join(lines)
 
 
 def rewrite(text: str, python: bool, problems: list[str] | None = None) -> str:

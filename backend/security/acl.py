@@ -277,7 +277,7 @@ def version_target(rs, actor: Actor | None, ref: int | str) -> int:
     goes to, checked before anything is stored: REF (id, title, file name or source URI)
     among the documents the actor may read (NotFound otherwise, as for a missing one), in
     at least one collection the actor may write (PermissionDenied otherwise)."""
-    from backend.services.documents import resolve_document
+    from backend.security.access import resolve_document
 
     require(actor, "upload")
     scope = scope_of(rs, actor)

@@ -15,7 +15,7 @@ from backend.errors import ConfigError
 from backend.ingest import doctypes
 from backend.ingest.doctypes import TypeDef
 from backend.ingest.profiles import PROFILES, get_profile
-from backend.services.documents import require_writable_document
+from backend.services.document_actions import require_writable_document
 from backend.services.container import Ragscope
 from backend.store import repo
 
