@@ -66,6 +66,9 @@ SYMBOLS: dict[str, dict[str, str]] = {
     },
 }
 
+# file paths that are not one module's (a module that became a package of several)
+PATHS = {"backend/config.py": "backend/config/"}
+
 # files whose text is the mapping itself
 EXCLUDE = {"backend/devtools/relayout.py", "tests/test_relayout.py"}
 SUFFIXES = {".py", ".md", ".yaml", ".yml", ".ini", ".toml", ".txt", ".sh", ".cfg", ".mako"}
@@ -332,6 +335,8 @@ def rewrite(text: str, python: bool, problems: list[str] | None = None) -> str:
     text = _FROM_ANY.sub(_fix_from_module, text)
     text = _DOTTED.sub(lambda m: _fix_dotted(m, text), text)
     text = _PATH.sub(lambda m: MODULES["backend." + m.group(1)].replace(".", "/") + ".py", text)
+    for old, new in PATHS.items():
+        text = re.sub(rf"(?<![\w\-.]){re.escape(old)}(?!\w)", new, text)
     if python and SYMBOLS:
         text = _fix_attributes(text, problems)
     return text
