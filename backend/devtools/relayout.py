@@ -203,6 +203,9 @@ def _fix_dotted(m: re.Match, text: str) -> str:
     if re.match(r"[ \t]+import\b", text[end:end + 12]) and \
             re.search(r"\bfrom[ \t]+$", text[max(0, start - 12):start]):
         return m.group(0)  # a from-import statement, already handled
+    if m.group(0) in CHILDREN and not re.search(r"^[ \t]*import[ \t]+$", text[:start].rpartition(
+            "\n")[2]):
+        return m.group(0)  # bare `backend.services`: now the package (old: an `import` only)
     return new_module(m.group(0))
 
 
