@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import backend  # noqa: E402,F401  (offline flags first)
-from backend import ui_state as K  # noqa: E402
+from backend.ui import state as K  # noqa: E402
 from bench.bench_pages import Runner as PagesRunner  # noqa: E402
 from bench.bench_pages import add_users  # noqa: E402
 

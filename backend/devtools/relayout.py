@@ -50,6 +50,8 @@ MODULES = {
     "backend.safe_markdown": "backend.security.safe_markdown",
     "backend.display": "backend.security.display",
     "backend.embedding": "backend.embed.embedder",
+    # an earlier move (issue 13) that two benches still named
+    "backend.ui_state": "backend.ui.state",
 }
 
 # new module -> {name: the module it moved to} (splits of one file by concern)
