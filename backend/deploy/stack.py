@@ -30,7 +30,7 @@ from backend.config import Settings
 from backend.errors import ConfigError, RagscopeError
 from backend.index.search_node import SearchNode, build_dir, port_free
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PARTS = ("postgres", "chroma", "search", "api", "dashboard", "scheduler")
 DEFAULT_PORTS = {"postgres": 5433, "chroma": 8100, "search": 9200, "api": 8000,
                  "dashboard": 8501}

@@ -277,6 +277,26 @@ def visible_documents(q, scope: Scope, id_col=None):
         .where(Collection.name.in_(sorted(scope.readable)))))
 
 
+def resolve_document(rs, ref: int | str, *, scope: Scope) -> int:
+    """A document id from an id or an exact title, file name or source URI, among the
+    documents the scope may read (the CLI's DOC argument); NotFound otherwise."""
+    from sqlalchemy import or_, select
+
+    from backend.store.models import Document
+
+    ref = str(ref).strip()
+    with rs.store.session() as s:
+        if ref.isdigit():
+            return require_document(s, scope, int(ref)).id
+        q = visible_documents(select(Document.id).where(or_(
+            Document.title == ref, Document.filename == ref, Document.source_uri == ref)),
+            scope).order_by(Document.id).limit(1)
+        doc_id = s.scalar(q)
+    if doc_id is None:
+        raise NotFound(f"document '{ref}' not found")
+    return doc_id
+
+
 def scoped_counts(s, scope: Scope) -> dict[str, int]:
     """`repo.counts` over the documents the scope may read."""
     from sqlalchemy import func, select

@@ -88,7 +88,7 @@ def profiles_table() -> list[dict]:
 
 def set_title(rs: Ragscope, doc_id: int, title: str, actor: Actor | None) -> None:
     """A title of the editor's own; the actor must be allowed to change the document (its
-    role and write access to every collection it is in: documents.require_writable_document)."""
+    role and write access to every collection it is in: document_actions.require_writable_document)."""
     require_writable_document(rs, actor, int(doc_id), "edit_document")
     _ingestor(rs).set_title(int(doc_id), title)
 

@@ -1,25 +1,25 @@
-"""What the dashboard's explorer, document, structure, upload and home pages call: thin
-wrappers over the repository that return plain dataclasses (picklable for st.cache_data; no
-ORM objects, sessions or index clients reach the pages). Actions that change data take the
-acting `Actor` and check its role and its writable scope here too, whatever the page did.
+"""What the dashboard's explorer, document and structure pages read: thin wrappers over the
+repository that return plain dataclasses (picklable for st.cache_data; no ORM objects,
+sessions or index clients reach the pages). Changing documents (upload, activate, delete,
+reindex) is backend/services/document_actions.py; the home page's status
+backend/services/system.py; a DOC argument to an id `access.resolve_document`.
 
-ACL before retrieval: every read takes the caller's `Scope` (backend/security/access.py) and applies
-it in the query itself: listings, counts and facets cover only documents in readable
+ACL before retrieval: every read takes the caller's `Scope` (backend/security/access.py) and
+applies it in the query itself: listings, counts and facets cover only documents in readable
 collections, and an id outside the scope raises the NotFound of a missing one."""
 from __future__ import annotations
 
 import mimetypes
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from sqlalchemy import distinct, func, select
 
-from backend.security import access, auth
-from backend.security.access import Actor, Scope
+from backend.security import access
+from backend.security.access import Scope
 from backend.errors import NotFound
 from backend.ingest.dedup import base_source
-from backend.services.jobs import recent_jobs
 from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.models import (
@@ -170,16 +170,6 @@ class Original:
     data: bytes
 
 
-@dataclass
-class SystemStatus:
-    counts: dict[str, int]
-    collections: list[tuple[str, int]]
-    index_meta: dict[str, dict | None]
-    jobs: list[dict]
-    keyword_backend: str
-    vector_backend: str
-
-
 # ---- listing ------------------------------------------------------------------------------
 
 
@@ -272,24 +262,6 @@ def document_detail(rs: Ragscope, doc_id: int, *, scope: Scope) -> DocumentDetai
                               d.created_at, d.updated_at)
 
 
-def resolve_document(rs: Ragscope, ref: int | str, *, scope: Scope) -> int:
-    """A document id from an id or an exact title, file name or source URI, among the
-    documents the scope may read (the CLI's DOC argument); NotFound otherwise."""
-    from sqlalchemy import or_
-
-    ref = str(ref).strip()
-    with rs.store.session() as s:
-        if ref.isdigit():
-            return access.require_document(s, scope, int(ref)).id
-        q = access.visible_documents(select(Document.id).where(or_(
-            Document.title == ref, Document.filename == ref, Document.source_uri == ref)),
-            scope).order_by(Document.id).limit(1)
-        doc_id = s.scalar(q)
-    if doc_id is None:
-        raise NotFound(f"document '{ref}' not found")
-    return doc_id
-
-
 def default_version_id(rs: Ragscope, doc_id: int, *, scope: Scope) -> int | None:
     """The active version, else the newest one."""
     detail = document_detail(rs, doc_id, scope=scope)
@@ -372,177 +344,3 @@ def original_file(rs: Ragscope, version_id: int, *, scope: Scope) -> Original:
         raise NotFound(f"the original of version {version_id} is missing from {path.parent}")
     mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
     return Original(name, mime, path.read_bytes())
-
-
-# ---- actions (role-checked here as well) ------------------------------------------------
-
-
-def supported_extensions() -> tuple[str, ...]:
-    from backend.ingest.extract import SUPPORTED_EXTENSIONS
-
-    return tuple(SUPPORTED_EXTENSIONS)
-
-
-
-def _ingestor(rs: Ragscope):
-    from backend.ingest.service import Ingestor
-
-    return Ingestor(rs)
-
-
-def require_writable_document(rs: Ragscope, actor: Actor | None, doc_id: int,
-                              action: str) -> Actor:
-    """The actor may do `action` and change the document: its role allows the action and
-    every collection the document is in is writable for it (a document shared with a
-    collection the actor may only read stays as it is). NotFound when the actor cannot
-    even read it."""
-    actor = access.require(actor, action)
-    scope = access.scope_of(rs, actor)
-    with rs.store.session() as s:
-        d = access.require_document(s, scope, doc_id)
-        locked = [c for c in repo.document_collections(s, d.id) if not scope.can_write(c)]
-    if locked:
-        shown = scope.only_readable(locked)
-        raise auth.PermissionDenied(
-            f"{actor.username} may not change document {doc_id}: it is also in "
-            f"collection(s) {', '.join(shown) or 'outside your access'} you may only read")
-    return actor
-
-
-def activate_version(rs: Ragscope, version_id: int, actor: Actor | None) -> None:
-    with rs.store.session() as s:
-        v = access.require_version(s, access.scope_of(rs, actor), version_id)
-        doc_id = v.document_id
-    require_writable_document(rs, actor, doc_id, "activate_version")
-    _ingestor(rs).activate(version_id)
-
-
-def delete_document(rs: Ragscope, doc_id: int, actor: Actor | None, *,
-                    purge_answers: bool = False) -> int:
-    """Delete a document (see Ingestor.delete_document); `purge_answers`: also remove the
-    text of chat answers that drew on it."""
-    require_writable_document(rs, actor, doc_id, "delete")
-    return _ingestor(rs).delete_document(int(doc_id), purge_answers=purge_answers)
-
-
-UPLOAD_IDENTITY = {
-    "auto": "Same file name in the collection: becomes its new version (the rule)",
-    "new_document": "Always a new document (never matched by name)",
-    "version_of": "New version of a document I name",
-}
-
-
-def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Actor | None, *,
-                   collection: str | None = None, knowledge_base: str | None = None,
-                   on_progress: Callable[[object], None] | None = None,
-                   identity: str = "auto", version_of: str | None = None) -> list:
-    """Ingest uploaded files as one batch into `collection` (default:
-    RAGSCOPE_DEFAULT_COLLECTION), which the actor must be allowed to write (a new one is
-    made in `knowledge_base`, see backend/security/acl.py `writable_collection`); a failing file
-    never stops the others. Returns one IngestOutcome per file, in order; `on_progress` gets
-    an IngestProgress (files, chunks embedded, ETA) after every file and every embedded batch.
-    `identity` forces either way of the same-name rule (docs/ingestion.md, "Identity"):
-    `new_document`, or `version_of` the document `version_of` (id, title or file name; one
-    the actor may read and change, checked before anything is stored)."""
-    from backend.security.acl import version_target, writable_collection
-    from backend.errors import ConfigError
-    from backend.ingest.identity import AUTO, Identity
-    from backend.ingest.records import IngestItem
-
-    access.require(actor, "upload")
-    if identity not in UPLOAD_IDENTITY:
-        raise ConfigError(f"identity: unknown choice '{identity}'; one of "
-                          f"{', '.join(UPLOAD_IDENTITY)}")
-    how = AUTO
-    if identity == "new_document":
-        how = Identity.new_document()
-    elif identity == "version_of":
-        ref = (version_of or "").strip()
-        if not ref:
-            raise ConfigError("new version of: name the document (id, title or file name)")
-        how = Identity.version_of(version_target(rs, actor, ref))  # NotFound names it
-    target = writable_collection(rs, actor, (collection or "").strip() or None,
-                                 knowledge_base, action="upload", strict=False, create=False)
-    return _ingestor(rs).ingest_many(
-        (IngestItem(name, data=data, source_kind="upload") for name, data in files),
-        total=len(files), collection=target,
-        source_kind="upload", on_progress=on_progress, identity=how,
-        scope=access.scope_of(rs, actor), knowledge_base=knowledge_base)
-
-
-def unretrievable_message(outcomes: Sequence) -> str | None:
-    """One sentence naming the files whose chunks the read-back after the write could not
-    find by vector search (the upload page shows it as an error), or None."""
-    lost = [o for o in outcomes if getattr(o, "unretrievable", None)]
-    if not lost:
-        return None
-    n = sum(len(o.unretrievable) for o in lost)
-    names = ", ".join(f"{o.filename} (document {o.document_id})" for o in lost[:10])
-    more = f" and {len(lost) - 10} more" if len(lost) > 10 else ""
-    return (f"{n} chunk(s) just written cannot be found by vector search with their own "
-            f"vector: {names}{more}. Search will miss them; an administrator should run "
-            "`python -m backend check --full`.")
-
-
-def reindex(rs: Ragscope, actor: Actor | None,
-            on_progress: Callable[[int, int], None] | None = None) -> dict:
-    access.require(actor, "reindex")
-    return _ingestor(rs).reindex(on_progress=on_progress)
-
-
-def check_consistency(rs: Ragscope, actor: Actor | None):
-    """The consistency report (`backend.ingest.consistency.CheckReport`)."""
-    access.require(actor, "reindex")
-    return _ingestor(rs).check()
-
-
-# ---- home ---------------------------------------------------------------------------------
-
-
-def system_status(rs: Ragscope, jobs: int = 10, *, scope: Scope) -> SystemStatus:
-    """Counts and collections of what the scope may read. Index metadata (whose chunk
-    counts cover every collection) and jobs (whose messages name files) are shown to an
-    unrestricted scope only."""
-    with rs.store.session() as s:
-        counts = access.scoped_counts(s, scope)
-        colls = [(c.name, n) for c, n in repo.list_collections(s) if scope.can_read(c.name)]
-        meta = {}
-        for name in ("vector", "keyword"):
-            m = repo.get_index_meta(s, name) if scope.unrestricted else None
-            meta[name] = None if m is None else {
-                "backend": m.backend, "chunks": m.chunk_count, "params": dict(m.params or {}),
-                "built_at": m.built_at, "updated_at": m.updated_at}
-    job_rows = [{"id": j.id, "kind": j.kind, "status": j.status, "progress": round(j.progress, 3),
-                 "done": j.done, "failed": j.failed, "total": j.total, "message": j.message,
-                 "error": j.error, "created_at": j.created_at, "finished_at": j.finished_at}
-                for j in (recent_jobs(rs.store, jobs) if scope.unrestricted else [])]
-    kw = (meta["keyword"] or {}).get("backend") or rs.settings.keyword_backend
-    vec = (meta["vector"] or {}).get("backend") or ("chroma-http" if rs.settings.chroma_url
-                                                    else "chroma")
-    return SystemStatus(counts, colls, meta, job_rows, kw, vec)
-
-
-
-def settings_table(rs: Ragscope) -> list[dict]:
-    """Every setting with its value (secrets masked) and help text."""
-    out = []
-    for name, info in type(rs.settings).model_fields.items():
-        value = getattr(rs.settings, name)
-        if value and any(w in name for w in ("password", "api_key", "secret")):
-            value = "••••••"
-        elif value and name.endswith("_url"):
-            value = _hide_url_password(str(value))
-        out.append({"setting": name, "value": "" if value is None else str(value),
-                    "help": info.description or ""})
-    return out
-
-
-def _hide_url_password(url: str) -> str:
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
