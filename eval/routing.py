@@ -132,20 +132,9 @@ def load_routing_set(path: str | Path = SET_FILE) -> list[RouteItem]:
     return items
 
 
-def route_label(routed, question: str) -> str:
-    """The answer path a `chat_route.Routed` stands for, in the routing set's labels."""
-    from backend.retrieval.query import parse_query
-
-    if routed.answer is not None:
-        it = routed.intent
-        if it.action == "extract":
-            return "extract:" + "+".join(it.extractors)
-        if it.action == "summarize":
-            return "summarize_section" if it.section else "summarize_document"
-        return it.action
-    if getattr(routed, "url", None):
-        return "url"
-    return "inventory" if parse_query(question).inventory else "passage"
+def route_label(routed) -> str:
+    """The answer path a `chat_route.Routed` stands for (its `label`, also in the trace)."""
+    return routed.label
 
 
 def _chosen_documents(routed) -> tuple[int | None, int | None]:
@@ -201,7 +190,7 @@ def evaluate_routing(rs, items: list[RouteItem], split: str = "all",
         routed = chat_route.route(chat, sess, item.question, scope)
         ms = round((time.perf_counter() - t0) * 1000, 1)
         doc, doc_b = _chosen_documents(routed)
-        report.results.append(RouteResult(item, route_label(routed, item.question),
+        report.results.append(RouteResult(item, route_label(routed),
                                           names.get(doc), routed.why, ms, names.get(doc_b)))
         chat.delete_session(sess.uuid)
         if on_progress:

@@ -96,26 +96,20 @@ def extract(ctx: Context) -> Answer:
     if doc not in seen:
         raise NoRoute(failed.get(doc) or f"document {doc} cannot be analysed")
     a, everything, found, sec, ms = seen[doc]
-    if not found and (it.topic or it.status) and everything:
-        raise NoRoute(f"{ctx.title(doc)!r} has {len(everything)} {what.split(' about')[0]} "
-                      f"items, none about {it.topic or it.status!r}")
+    if not found:  # issue 22: an analysis answer only when it found what was asked
+        about = f", none about {it.topic or it.status!r}" if (it.topic or it.status) else ""
+        raise NoRoute(f"{ctx.title(doc)!r} has {len(everything)} "
+                      f"{what.split(' about')[0]} items{about}")
     ref = a.document
     cites = Citations()
     notes = []
-    if found:
-        lines = items_answer(ref.title, ref.version_number, names, found,
-                             document_id=ref.document_id, version_id=ref.version_id,
-                             lang=ctx.lang, status=it.status, topic=it.topic,
-                             section=sec.label if sec else None, limit=ctx.limit, cites=cites)
-        if len(found) > ctx.limit:
-            notes.append(f"{len(found) - ctx.limit} more item(s) on the Analysis page "
-                         f"(analysis?doc={ref.document_id}).")
-    else:
-        label = " / ".join(EXTRACTORS[n].label.lower() for n in names)
-        lines = [f"In „{ref.title}“, Version {ref.version_number}, wurden keine {label} "
-                 "gefunden (regelbasierte Analyse)." if _de(ctx) else
-                 f"No {label} were found in “{ref.title}”, version {ref.version_number} "
-                 "(rule-based analysis)."]
+    lines = items_answer(ref.title, ref.version_number, names, found,
+                         document_id=ref.document_id, version_id=ref.version_id,
+                         lang=ctx.lang, status=it.status, topic=it.topic,
+                         section=sec.label if sec else None, limit=ctx.limit, cites=cites)
+    if len(found) > ctx.limit:
+        notes.append(f"{len(found) - ctx.limit} more item(s) on the Analysis page "
+                     f"(analysis?doc={ref.document_id}).")
     notes += ctx.also_note(what) + list(a.warnings)
     refined = {r.refined_by for r in a.results.values() if r.refined_by}
     stage = _analysis_stage(ms, doc, ref.version_number, names,

@@ -32,7 +32,7 @@ from sqlalchemy import func, select
 from backend.access import Scope
 from backend.analysis import chat_answers as answers
 from backend.analysis.chat_compose import Place, line_citations
-from backend.analysis.intents import DocCandidate, Intent, explain, has_cue
+from backend.analysis.intents import _URL, DocCandidate, Intent, explain, has_cue
 from backend.analysis.types import DOC_KINDS
 from backend.errors import AnalysisError, NotFound
 from backend.ingest.dedup import base_source
@@ -52,6 +52,11 @@ NATURAL_KIND = {"decisions": "minutes", "meeting_actions": "minutes", "setup_ste
                 "requirements": "policy"}
 PROVIDER = "analysis"  # the provider name stored with routed answers
 MAX_CANDIDATES = 30  # documents checked, in retrieval order, when the question names none
+# A question with a topic ("What was decided about TLS?") that names no document is about the
+# documents retrieval ranks highest for it: only these are checked, so a list is never taken
+# from a far-down document that happens to mention the topic (issue 22; chosen on the
+# routing set's tune split, docs/chat.md "Routing")
+TOPIC_DOCUMENTS = 3  # 1, 2, 3 and 5 all scored 1.0 on tune: the middle, so lists may span docs
 
 
 @dataclass
@@ -69,11 +74,29 @@ class Routed:
     why: str
     ms: float = 0.0
     answer: Answer | None = None
+    url: str | None = None  # a URL in the question: noted, answered from passages
+    inventory: bool = False  # retrieval will answer with the document list
+
+    @property
+    def label(self) -> str:
+        """The answer path in the routing set's terms (eval/routing_set.yaml): passage,
+        inventory, url, extract:<extractors>, summarize_document/_section, compare_versions,
+        compare_documents, cross_reference."""
+        if self.answer is not None and self.intent is not None:
+            it = self.intent
+            if it.action == "extract":
+                return "extract:" + "+".join(it.extractors)
+            if it.action == "summarize":
+                return "summarize_section" if it.section else "summarize_document"
+            return it.action
+        return "url" if self.url else "inventory" if self.inventory else "passage"
 
     def stage(self) -> dict:
         """The `route` stage of the trace, in stored (dict) form."""
         params = {"route": "analysis" if self.answer is not None else "retrieval",
-                  "why": self.why}
+                  "path": self.label, "why": self.why}
+        if self.url:
+            params["url"] = self.url
         if self.intent is not None:
             params.update(action=self.intent.action, extractors=list(self.intent.extractors),
                           section=self.intent.section, topic=self.intent.topic,
@@ -169,6 +192,16 @@ class Context:
                 raise NoRoute(f"document {it.document} is not in the session's collections")
             checked.append(it.document)
             return done(it.document, accept(it.document), it.reason.split("; ")[-1])
+        if it.named:  # named equally well: one of these, never the previous answer's document
+            for doc in it.named:
+                if doc in self.docs:
+                    checked.append(doc)
+                    payload = accept(doc)
+                    if payload is not None:
+                        return done(doc, payload, f"the first of the documents named in the "
+                                    f"question ({', '.join(map(str, it.named))}) with {what}")
+            raise NoRoute(f"none of the documents named in the question "
+                          f"({', '.join(map(str, it.named))}) has {what}")
         if len(self.docs) == 1:
             only = next(iter(self.docs))
             checked.append(only)
@@ -180,6 +213,8 @@ class Context:
             if payload is not None:
                 return done(prev, payload, "the document of the previous answer")
         ranked, retrieved = self.ranked()
+        if it.topic:
+            ranked = [d for d in ranked if d in retrieved][:TOPIC_DOCUMENTS]
         first = None
         for rank, doc in enumerate(ranked[:MAX_CANDIDATES], 1):
             if doc in checked:
@@ -262,22 +297,30 @@ def previous_document(rs, session_uuid: str) -> int | None:
 def route(chat, sess, q: str, scope: Scope) -> Routed:
     """Decide the route of a chat question; with `answer` set when the analysis answers.
     Only documents `scope` may read are candidates (the asker's scope)."""
+    from backend.retrieval.query import parse_query
+
     t0 = time.perf_counter()
+    url = _URL.search(q)
+    passage = {"url": url.group(0) if url else None,
+               "inventory": not url and parse_query(q).inventory}
     if not chat.rs.settings.chat_analysis_route:
-        return Routed(None, "analysis routing is off (RAGSCOPE_CHAT_ANALYSIS_ROUTE)", _ms(t0))
-    if not has_cue(q):  # cheap first pass: most questions stop here
-        return Routed(None, explain(q)[1], _ms(t0))
+        return Routed(None, "analysis routing is off (RAGSCOPE_CHAT_ANALYSIS_ROUTE)", _ms(t0),
+                      **passage)
+    if url or not has_cue(q):  # cheap first pass: most questions stop here
+        return Routed(None, explain(q)[1], _ms(t0), **passage)
     docs = scope_documents(chat.rs, list(sess.settings.collections), scope)
     if not docs:
-        return Routed(None, "no analysable document in the session's collections", _ms(t0))
+        return Routed(None, "no analysable document in the session's collections", _ms(t0),
+                      **passage)
     intent, why = explain(q, [DocCandidate(d.id, d.title, d.filename, d.doc_type) for d in docs])
     if intent is None:
-        return Routed(None, why, _ms(t0))
+        return Routed(None, why, _ms(t0), **passage)
     ctx = Context(chat, sess, q, intent, docs, scope)
     try:
         answer = answers.HANDLERS[intent.action](ctx)
     except (NoRoute, AnalysisError, NotFound) as e:
-        return Routed(intent, f"{why}; not answered from the analysis: {e}", _ms(t0))
+        return Routed(intent, f"{why}; not answered from the analysis: {e}", _ms(t0),
+                      **passage)
     return Routed(intent, why, _ms(t0), answer)
 
 
