@@ -79,7 +79,7 @@ def unescape(markdown: str) -> str:
 
 def renders_markdown(provider: str | None, profile: str | None) -> bool:
     """Whether an answer is shown with its Markdown formatting. The extractive provider's
-    answer and the analysis route's (backend/analysis/chat_route.py) are quoted document text,
+    answer and the analysis route's (backend/answer/route.py) are quoted document text,
     and a plain-text profile's answer is meant as text: all are escaped whole."""
     from backend.chat.format_check import is_plain
 

@@ -4,7 +4,7 @@
 
 On the sample corpus (ingested into collection `samples` of RAGSCOPE_DATA_DIR) every
 answerable and unanswerable question of eval/answers_sample.yaml is retrieved once the way the
-chat retrieves; every answer candidate gets its features (backend/evidence/scoring.py),
+chat retrieves; every answer candidate gets its features (backend/answer/evidence/scoring.py),
 embeddings for all of them. A candidate is right when it (with its previous sentence) contains
 an acceptable answer and its source contains a supporting sentence. Then, on the TUNING half
 only: coordinate ascent over a grid of each weight (top-1 accuracy on answerable questions),
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 import backend  # noqa: F401
-from backend.evidence.scoring import (
+from backend.answer.evidence.scoring import (
     FEATURES,
     NO_EVIDENCE,
     WEIGHTS,

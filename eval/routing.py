@@ -1,6 +1,6 @@
 """Routing as a measured component (issue 22, item 2): the labelled routing set
 (eval/routing_set.yaml) asked through the chat's real router — the analysis route
-(backend/analysis/chat_route.py, which runs the analysis to see whether it found what was
+(backend/answer/route.py, which runs the analysis to see whether it found what was
 asked) and the retrieval module's inventory mode — over the sample corpus, without
 generating passage answers. `python -m eval routing [--split tune|test] [--json]`.
 
@@ -168,7 +168,7 @@ def evaluate_routing(rs, items: list[RouteItem], split: str = "all",
                      on_progress=None) -> RoutingReport:
     """Route every item of `split` through the real router over the corpus in `rs`."""
     from backend.access import Scope
-    from backend.analysis import chat_route
+    from backend.answer import route as chat_route
     from backend.chat.service import ChatService
 
     chosen = [i for i in items if split == "all" or i.split == split]

@@ -10,7 +10,7 @@ import pytest
 
 from backend.analysis.dates import document_date, find_dates, find_durations, resolve_relative
 from backend.analysis.extractors import EXTRACTORS, NAMES, run_extractor
-from backend.analysis.intents import DocCandidate, explain, has_cue, recognise
+from backend.answer.intents import DocCandidate, explain, has_cue, recognise
 from backend.analysis.source import source_from_rows, split_sentences
 
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from sqlalchemy import Integer, func, select
 
 from backend.access import Scope
-from backend.analysis import chat_route
+from backend.answer import route as chat_route
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
@@ -40,12 +40,12 @@ from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public 
     make_title,
 )
 from backend.errors import NotFound, ProviderUnavailable
-from backend.evidence.grounding import check_support
-from backend.evidence.scoring import MemoEncoder, assess
+from backend.answer.evidence.grounding import check_support
+from backend.answer.evidence.scoring import MemoEncoder, assess
 from backend.index.base import IndexFilter
 from backend.llm import default_model, make_provider
 from backend.llm.base import Evidence, GenerationRequest, Provider, StreamEnd, TextDelta
-from backend.llm.extractive import ExtractiveProvider
+from backend.answer.extractive import ExtractiveProvider
 from backend.llm.pricing import pricing_table
 from backend.llm.tokens import count_tokens
 from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
@@ -252,7 +252,7 @@ class ChatService:
         q = self.validate_question(question)
         sess = self.get_session(uuid, user=user)
         cfg = sess.settings
-        # ---- analysis route (issue 12; backend/analysis/chat_route.py) ----------------------
+        # ---- analysis route (issue 12; backend/answer/route.py) ----------------------
         routed = chat_route.route(self, sess, q, scope)  # only documents in scope
         if routed.answer is not None:
             yield from chat_route.respond(self, sess, q, routed)
@@ -305,7 +305,7 @@ class ChatService:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
         the retrieval module's inventory mode; when the evidence is too weak
-        (backend/evidence/scoring.py) the answer says nothing was found and no model is asked;
+        (backend/answer/evidence/scoring.py) the answer says nothing was found and no model is asked;
         generated answers get a per-sentence support check. Retrieval stays within `scope`
         (`Scope.everything()` for the evaluation). The retrieval trace belongs to `owner`
         (default: the system owner "eval")."""

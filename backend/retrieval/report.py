@@ -137,7 +137,7 @@ def highlight_markdown(snippet: str) -> str:
 
 
 def route_info(result: dict[str, Any]) -> dict[str, Any] | None:
-    """The chat's route for a stored chat trace (backend/analysis/chat_route.py): which
+    """The chat's route for a stored chat trace (backend/answer/route.py): which
     route answered (`analysis` or `retrieval`), why, and for the analysis route the action,
     the document chosen and why; None for traces without a route (query-debug searches)."""
     route = _stage(result, "route")

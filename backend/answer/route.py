@@ -11,7 +11,7 @@ ChatService calls it through one hook (backend/chat/service.py):
     ... retrieval ...
     chat_route.note_trace(self.rs, trace_id, routed)
 
-`route` decides: the intent (backend/analysis/intents.py, German and English; specific
+`route` decides: the intent (backend/answer/intents.py, German and English; specific
 questions after one fact stay with retrieval), then the document — named in the question,
 the only one of the kind or in the session's collections, the document of the previous
 answer, else the best retrieval match that has what is asked for — and runs the analysis.
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import func, select
 
 from backend.access import Scope
-from backend.analysis import chat_answers as answers
-from backend.analysis.chat_compose import Place, line_citations
-from backend.analysis.intents import _URL, DocCandidate, Intent, explain, has_cue
+from backend.answer import analysis_answers as answers
+from backend.answer.compose import Place, line_citations
+from backend.answer.intents import _URL, DocCandidate, Intent, explain, has_cue
 from backend.analysis.types import DOC_KINDS
 from backend.errors import AnalysisError, NotFound
 from backend.ingest.dedup import base_source
@@ -160,7 +160,7 @@ def scope_documents(rs, collections: list[str], scope: Scope) -> list[DocInfo]:
 
 class Context:
     """One question on its way through the route: the chat service, session, intent and
-    the documents in scope; handlers (backend/analysis/chat_answers.py) read it."""
+    the documents in scope; handlers (backend/answer/analysis_answers.py) read it."""
 
     def __init__(self, chat, sess, q: str, intent: Intent, docs: list[DocInfo], scope: Scope):
         self.chat, self.rs, self.sess, self.q, self.intent = chat, chat.rs, sess, q, intent

@@ -1,6 +1,6 @@
 """The built-in extractive answerer: no generative model, no network. It quotes the evidence
 unit (sentence, table row, label line) that scores best against the question
-(backend/evidence/scoring.py: lexical, key, value-type, retrieval-rank, language and embedding
+(backend/answer/evidence/scoring.py: lexical, key, value-type, retrieval-rank, language and embedding
 signals), with the previous sentence when that one carries the question's key or terms
 ("The key X limits … The default is 512."), each followed by its citation `[n]`. When the
 best score is below the abstention threshold it says so in the question's language instead
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
-from backend.evidence.scoring import (
+from backend.answer.evidence.scoring import (
     WEIGHTS,
     Assessment,
     Encoder,
@@ -19,7 +19,7 @@ from backend.evidence.scoring import (
     assess,
     terms,
 )
-from backend.evidence.sentences import split_sentences  # noqa: F401  (re-exported)
+from backend.answer.evidence.sentences import split_sentences  # noqa: F401  (re-exported)
 from backend.llm.base import (
     Evidence,
     GenerationRequest,

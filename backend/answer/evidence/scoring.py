@@ -33,7 +33,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from backend.evidence.candidates import Candidate, candidates
+from backend.answer.evidence.candidates import Candidate, candidates
 from backend.ingest.language import detect_language
 from backend.llm.base import Evidence
 

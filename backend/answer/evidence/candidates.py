@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from backend.evidence.sentences import split_sentences
+from backend.answer.evidence.sentences import split_sentences
 from backend.ingest.language import detect_language
 from backend.llm.base import Evidence
 

@@ -1,4 +1,4 @@
-"""Answer text for the chat's analysis route (backend/analysis/chat_route.py): analysis
+"""Answer text for the chat's analysis route (backend/answer/route.py): analysis
 results written as a short German or English answer, one line per item, each line citing its
 source `[n]`; the sources are the sections and pages the items were found in (with the chunk
 that holds them, so the answer's sources link like retrieval sources do).

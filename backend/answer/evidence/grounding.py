@@ -3,7 +3,7 @@
 Per answer sentence with citations `[n]`, against each cited source's text:
 
 * `overlap`: share of the sentence's content words (German compounds by prefix, the glossary
-  of backend/evidence/scoring.py) found in the source;
+  of backend/answer/evidence/scoring.py) found in the source;
 * `numbers`: every figure of the sentence (512, 3.600, 1.2, 2024 …) occurs in the source —
   an invented or changed figure is the most harmful kind of unsupported statement;
 * `similarity`: the best cosine similarity between the sentence and a sentence of the source
@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from backend.evidence.scoring import Encoder, _matches, terms
-from backend.evidence.sentences import split_sentences
+from backend.answer.evidence.scoring import Encoder, _matches, terms
+from backend.answer.evidence.sentences import split_sentences
 from backend.llm.base import Evidence
 
 MIN_OVERLAP = 0.6

@@ -1,5 +1,5 @@
 """The handlers of the chat's analysis route, one per intent action: choose the document
-(Context.choose), run the analysis service, write the answer (backend/analysis/chat_compose.py)
+(Context.choose), run the analysis service, write the answer (backend/answer/compose.py)
 and the trace stages. Each raises NoRoute when the analysis cannot answer, so the question
 goes to retrieval instead."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from backend.analysis.chat_compose import (
+from backend.answer.compose import (
     Citations,
     Place,
     items_answer,
@@ -20,7 +20,7 @@ from backend.analysis.source import SectionRef, Source
 from backend.errors import AnalysisError, NotFound
 
 if TYPE_CHECKING:
-    from backend.analysis.chat_route import Answer, Context
+    from backend.answer.route import Answer, Context
 
 
 def _ms(t0: float) -> float:
@@ -67,7 +67,7 @@ def _source(ctx: Context, doc: int, version: int | None = None) -> Source:
 
 
 def extract(ctx: Context) -> Answer:
-    from backend.analysis.chat_route import Answer, NoRoute
+    from backend.answer.route import Answer, NoRoute
     from backend.analysis.extractors import EXTRACTORS
     from backend.analysis.service import analyze_document
 
@@ -132,7 +132,7 @@ def _analysis_stage(ms: float, doc: int, version: int | None, names, **params):
 
 
 def summarize(ctx: Context) -> Answer:
-    from backend.analysis.chat_route import Answer
+    from backend.answer.route import Answer
     from backend.analysis.summaries import summarize_document, summarize_section
 
     it = ctx.intent
@@ -155,7 +155,7 @@ def summarize(ctx: Context) -> Answer:
     what = f"section {it.section!r}" if it.section else "text to summarise"
     doc, sm, choice = ctx.choose(accept, what)
     if sm is None:
-        from backend.analysis.chat_route import NoRoute
+        from backend.answer.route import NoRoute
 
         raise NoRoute(f"{ctx.title(doc)!r} has no {what}")
     ref = sm.document
@@ -208,7 +208,7 @@ _STATUS = {"added": ("neu", "added"), "removed": ("entfallen", "removed"),
 
 
 def compare_versions_answer(ctx: Context) -> Answer:
-    from backend.analysis.chat_route import Answer, NoRoute
+    from backend.answer.route import Answer, NoRoute
     from backend.analysis.compare import compare_versions
 
     it = ctx.intent
@@ -257,7 +257,7 @@ def compare_versions_answer(ctx: Context) -> Answer:
                                                                       else "")
                      + f" [{cites.cite(p)}]")
     if cmp.items:
-        from backend.analysis.chat_compose import LABELS
+        from backend.answer.compose import LABELS
         from backend.analysis.compare import word_diff
 
         lines.append("Geänderte Einträge der Analyse:" if _de(ctx) else
@@ -298,8 +298,8 @@ def compare_versions_answer(ctx: Context) -> Answer:
 
 
 def compare_documents_answer(ctx: Context) -> Answer:
-    from backend.analysis.chat_compose import LABELS
-    from backend.analysis.chat_route import Answer
+    from backend.answer.compose import LABELS
+    from backend.answer.route import Answer
     from backend.analysis.compare import compare_documents
     from backend.retrieval.types import Stage
 
@@ -307,7 +307,7 @@ def compare_documents_answer(ctx: Context) -> Answer:
     t0 = time.perf_counter()
     for d in (it.document, it.document_b):
         if d not in ctx.docs:
-            from backend.analysis.chat_route import NoRoute
+            from backend.answer.route import NoRoute
 
             raise NoRoute(f"document {d} is not in the session's collections")
     dc = compare_documents(ctx.rs, it.document, it.document_b, scope=ctx.scope)
@@ -345,7 +345,7 @@ def compare_documents_answer(ctx: Context) -> Answer:
 
 
 def cross_reference_answer(ctx: Context) -> Answer:
-    from backend.analysis.chat_route import Answer, NoRoute
+    from backend.answer.route import Answer, NoRoute
     from backend.analysis.xref import cross_reference
     from backend.retrieval.types import Stage
 
