@@ -67,3 +67,21 @@ def test_bad_items_are_refused_with_the_field_named(tmp_path, item, message):
     with pytest.raises(GoldensetError, match=message) as e:
         load_routing_set(path)
     assert str(path) in str(e.value) and "x1" in str(e.value)
+
+
+def test_the_eval_routing_command_reports_per_route_and_language(routing_rs, capsys):
+    """`python -m eval routing --samples --samples-dir DIR --split tune --json` on the
+    already ingested corpus (no second ingest): the metrics a user reads."""
+    import json
+
+    from eval.cli import main
+
+    assert main(["routing", "--samples", "--samples-dir", str(routing_rs.settings.data_dir),
+                 "--split", "tune", "--json", "-q"]) == 0
+    out = capsys.readouterr()
+    m = json.loads(out.out)
+    assert m["split"] == "tune" and m["questions"] == sum(1 for i in ITEMS if i.split == "tune")
+    assert set(m["per_language"]) == {"de", "en"} and "passage" in m["per_route"]
+    assert "ingesting" not in out.err  # the corpus was there already
+    assert main(["routing", "--routing-set", str(ROOT / "missing.yaml")]) == 1
+    assert "missing.yaml" in capsys.readouterr().err
