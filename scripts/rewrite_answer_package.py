@@ -53,6 +53,8 @@ def rewrite(text: str) -> str:
 files = subprocess.run(["git", "ls-files", "*.py", "*.md", "*.yaml", "*.ini", "*.txt", "*.toml",
                         ".ci/*"], capture_output=True, text=True, check=True).stdout.split()
 for f in files:
+    if f.endswith("rewrite_answer_package.py"):  # its own tables stay as they are
+        continue
     try:
         old = open(f, encoding="utf-8").read()
     except (OSError, UnicodeDecodeError):
