@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from backend import auth
+from backend.security import auth
 from backend.errors import NotFound
-from backend.sessions import Session, validate
+from backend.security.sessions import Session, validate
 
 ACTOR_KINDS = ("user", "principal", "system")
 

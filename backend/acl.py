@@ -1,7 +1,7 @@
 """Managing knowledge bases, access groups, grants and memberships (the admin page and
 `python -m backend kb|group ...` call these), and choosing the collection an ingest, upload
 or crawl writes into. Every change needs the `manage_access` action (admins); the scope
-these rows produce is computed in backend/access.py (`scope_of`); the rule is in
+these rows produce is computed in backend/security/access.py (`scope_of`); the rule is in
 docs/security.md.
 
 Bad input raises AccessConfigError (empty or too long names, duplicate names, unknown
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from backend import auth
-from backend.access import Actor, Scope, require, scope_of
+from backend.security import auth
+from backend.security.access import Actor, Scope, require, scope_of
 from backend.errors import AccessConfigError, NotFound
 from backend.store import repo
 from backend.store.acl_models import (
@@ -277,7 +277,7 @@ def version_target(rs, actor: Actor | None, ref: int | str) -> int:
     goes to, checked before anything is stored: REF (id, title, file name or source URI)
     among the documents the actor may read (NotFound otherwise, as for a missing one), in
     at least one collection the actor may write (PermissionDenied otherwise)."""
-    from backend.documents import resolve_document
+    from backend.security.access import resolve_document
 
     require(actor, "upload")
     scope = scope_of(rs, actor)

@@ -9,11 +9,11 @@ Everything lives under `<data_dir>/auth/` (mode 0700):
                  `disabled` flag and `sessions_after` per user: sessions that began at or
                  before that moment (epoch seconds) are over. Sign-out, password reset,
                  disabling and a role change set it to now, which ends every open session and
-                 re-login cookie of the user (backend/sessions.py).
+                 re-login cookie of the user (backend/security/sessions.py).
 - `cookie_key`   the secret that signs the re-login cookie; created on first start with
                  `secrets.token_urlsafe`, never a constant.
 - `login_limits.json`  failed and in-flight sign-ins per user name and per client, and the
-                 back-off of locked ones (backend/login_limit.py).
+                 back-off of locked ones (backend/security/login_limit.py).
 
 First start (`bootstrap`): no users file yet -> an `admin` user is created with the password
 passed in (the dashboard passes RAGSCOPE_ADMIN_PASSWORD) or a generated one that is logged
@@ -46,7 +46,7 @@ MIN_PASSWORD_LEN = 10
 _USERNAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")
 
 # What each action needs. Pages check the page's role, and every action checks its own
-# (backend/access.py: the caller is resolved from the users file when it acts).
+# (backend/security/access.py: the caller is resolved from the users file when it acts).
 ACTIONS = {
     "view": "viewer",
     "upload": "editor",

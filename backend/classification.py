@@ -9,14 +9,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from backend import auth
-from backend.access import Actor
+from backend.security import auth
+from backend.security.access import Actor
 from backend.errors import ConfigError
 from backend.ingest import doctypes
 from backend.ingest.doctypes import TypeDef
 from backend.ingest.profiles import PROFILES, get_profile
-from backend.documents import require_writable_document
-from backend.services import Ragscope
+from backend.services.document_actions import require_writable_document
+from backend.services.container import Ragscope
 from backend.store import repo
 
 

@@ -500,8 +500,8 @@ class Settings(BaseSettings):
 
     def ensure_dirs(self) -> None:
         """Create the data dir and ragscope's own folders private to the user (0700), the
-        SQLite file 0600, and tighten a data dir made before (backend/private_files.py)."""
-        from backend.private_files import ensure_private_data_dir
+        SQLite file 0600, and tighten a data dir made before (backend/security/private_files.py)."""
+        from backend.security.private_files import ensure_private_data_dir
 
         ensure_private_data_dir(self)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend import access
-from backend.access import Actor, Scope
+from backend.security import access
+from backend.security.access import Actor, Scope
 from backend.errors import NotFound
 from backend.retrieval import RetrievalParams, Retriever
 from backend.retrieval.traces import list_traces, load_result_dict
@@ -80,7 +80,7 @@ def scope_result(rs, data: dict[str, Any], scope: Scope) -> dict[str, Any]:
 
 def filter_choices(rs, *, scope: Scope) -> dict[str, list]:
     """Collections, document types and file types among what the scope may read."""
-    from backend.documents import filter_options
+    from backend.services.documents import filter_options
 
     opts = filter_options(rs, scope=scope)
     return {"collections": opts.collections, "doc_types": opts.doc_types,

@@ -3,7 +3,7 @@ wrappers over the repository that return plain dataclasses (picklable for st.cac
 ORM objects, sessions or index clients reach the pages). Actions that change data take the
 acting `Actor` and check its role and its writable scope here too, whatever the page did.
 
-ACL before retrieval: every read takes the caller's `Scope` (backend/access.py) and applies
+ACL before retrieval: every read takes the caller's `Scope` (backend/security/access.py) and applies
 it in the query itself: listings, counts and facets cover only documents in readable
 collections, and an id outside the scope raises the NotFound of a missing one."""
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Callable, Iterable, Sequence
 
 from sqlalchemy import distinct, func, select
 
-from backend import access, auth
-from backend.access import Actor, Scope
+from backend.security import access, auth
+from backend.security.access import Actor, Scope
 from backend.errors import NotFound
 from backend.ingest.dedup import base_source
-from backend.jobs import recent_jobs
-from backend.services import Ragscope
+from backend.services.jobs import recent_jobs
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.models import (
     Chunk,
@@ -438,13 +438,13 @@ def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Acto
                    identity: str = "auto", version_of: str | None = None) -> list:
     """Ingest uploaded files as one batch into `collection` (default:
     RAGSCOPE_DEFAULT_COLLECTION), which the actor must be allowed to write (a new one is
-    made in `knowledge_base`, see backend/acl.py `writable_collection`); a failing file
+    made in `knowledge_base`, see backend/security/acl.py `writable_collection`); a failing file
     never stops the others. Returns one IngestOutcome per file, in order; `on_progress` gets
     an IngestProgress (files, chunks embedded, ETA) after every file and every embedded batch.
     `identity` forces either way of the same-name rule (docs/ingestion.md, "Identity"):
     `new_document`, or `version_of` the document `version_of` (id, title or file name; one
     the actor may read and change, checked before anything is stored)."""
-    from backend.acl import version_target, writable_collection
+    from backend.security.acl import version_target, writable_collection
     from backend.errors import ConfigError
     from backend.ingest.identity import AUTO, Identity
     from backend.ingest.records import IngestItem

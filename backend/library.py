@@ -15,10 +15,10 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Sequence
 
-from backend import access, acl, auth
-from backend.access import Actor
+from backend.security import access, acl, auth
+from backend.security.access import Actor
 from backend.errors import FileTooLarge, IngestError, NotFound
-from backend.jobs import finish_job, get_job, job_alive, start_job
+from backend.services.jobs import finish_job, get_job, job_alive, start_job
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def start_upload(rs, actor: Actor, files: Sequence[tuple[str, bytes]], *,
                  max_files: int = 20, wait: bool = False,
                  sizes: Sequence[int | None] = ()) -> int:
     """Check the files and the target collection (writable for the actor; a new one is
-    made in `knowledge_base`, see backend/acl.py `writable_collection`), record an ingest
+    made in `knowledge_base`, see backend/security/acl.py `writable_collection`), record an ingest
     job and run it in a background thread (`wait`: in this thread, for tests and
     scripts). Returns the job id."""
     access.require(actor, "upload")

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from backend.auth import AuthPaths, User, UserStore, locked, write_private
+from backend.security.auth import AuthPaths, User, UserStore, locked, write_private
 
 MAX_FAILURES = 5  # per user name and window
 CLIENT_MAX_FAILURES = 20  # per client address and window (many users may share a proxy)

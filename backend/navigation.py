@@ -13,8 +13,9 @@ import mimetypes
 import re
 from dataclasses import dataclass
 
-from backend import access, documents
-from backend.access import Actor, Scope
+from backend.security import access
+from backend.services import documents
+from backend.security.access import Actor, Scope
 from backend.errors import NotFound, RagscopeError
 from backend.ingest.dedup import base_source
 from backend.store import repo

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from backend import access
-from backend.access import Actor
+from backend.security import access
+from backend.security.access import Actor
 from backend.retrieval import Hit, RetrievalParams, RetrievalResult, Retriever
 
 MAX_WINDOW = 200  # offset + limit of one search (RetrievalParams.k's ceiling)

@@ -28,7 +28,7 @@ class Ragscope:
 
     @cached_property
     def embedder(self):
-        from backend.embedding import Embedder
+        from backend.embed.embedder import Embedder
 
         s = self.settings
         with self._lock:

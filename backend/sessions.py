@@ -1,7 +1,7 @@
 """Dashboard sessions: who is signed in, and whether that is still true.
 
 A session is (user name, the moment it began). The users file keeps per user the moment
-`sessions_after` (backend/auth.py): sign-out, password reset, disabling and a role change
+`sessions_after` (backend/security/auth.py): sign-out, password reset, disabling and a role change
 set it to now. A session is current while its user exists, is enabled and the session
 began after that moment. Every dashboard run checks this (pages/_common.current_user), and
 so does the upload gate for every upload, so an ended session ends on the next click, in
@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from backend.auth import COOKIE_EXPIRY_DAYS, User, UserStore
+from backend.security.auth import COOKIE_EXPIRY_DAYS, User, UserStore
 
 DAY_S = 86400.0
 # A cookie stands for a session that began this much before the real one: it covers the

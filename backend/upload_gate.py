@@ -21,9 +21,9 @@ import threading
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from backend import auth
+from backend.security import auth
 from backend.config import Settings
-from backend.sessions import Session, validate
+from backend.security.sessions import Session, validate
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from eval.gate import ROOT
 
 def collect(rs, gs, expand: str, min_score: float | None, emb_cache: dict | None = None):
     """Per question: type, split, feature rows, right flags, embeddings (all candidates)."""
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.service import ChatService, SessionSettings
     from backend.llm.base import Evidence
     from backend.retrieval import TraceOwner
@@ -236,7 +236,7 @@ def _abstention(rows, weights: Weights, a: dict, split: str) -> float:
 
 def main(argv=None) -> int:
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goldenset", default=str(ROOT / "eval" / "answers_sample.yaml"))

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import backend  # noqa: F401  (offline flags, RAGAS_DO_NOT_TRACK before anything heavy)
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import RagscopeError
 
 
 def _rs():
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings())
 
@@ -168,7 +168,7 @@ def _routing_rs(a):
     import tempfile
 
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from eval.routing_corpus import SAMPLES, ingest_samples, missing_documents
 
     data = Path(a.samples_dir or Path(tempfile.gettempdir()) / "ragscope-routing-samples")

@@ -167,7 +167,7 @@ def _previous_turn(chat, sess, question: str, doc_id: int | None) -> None:
 def evaluate_routing(rs, items: list[RouteItem], split: str = "all",
                      on_progress=None) -> RoutingReport:
     """Route every item of `split` through the real router over the corpus in `rs`."""
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.answer import route as chat_route
     from backend.chat.service import ChatService
 

@@ -43,7 +43,7 @@ if __name__ == "__main__":  # python -m eval.routing_corpus DATA_DIR
 
     import backend  # noqa: F401
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     r = Ragscope(Settings(data_dir=Path(sys.argv[1])))
     ingest_samples(r)

@@ -22,7 +22,7 @@ from backend.chat.types import MAX_OUTPUT_TOKENS
 from backend.errors import NotFound, RagscopeError
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
-from backend.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
+from backend.security.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
 from pages._common import (
     cached_filter_options,
     current_scope,
@@ -83,7 +83,7 @@ def _text_md(text: str) -> str:
 
 def _answer_md(text: str, rich: bool) -> str:
     """Model/document text: no clickable links, remote images, autolinks or HTML (shown as
-    text); a model's Markdown formatting is kept when `rich` (backend/safe_markdown.py)."""
+    text); a model's Markdown formatting is kept when `rich` (backend/security/safe_markdown.py)."""
     return answer_markdown(text, rich=rich)
 
 

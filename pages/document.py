@@ -3,8 +3,9 @@ profile; editors set the title and the profile), full text with section navigati
 with offsets and pages, download of the original, delete."""
 import streamlit as st
 
-from backend import classification as classes
-from backend import documents as docs
+from backend.services import classification as classes
+from backend.services import documents as docs
+from backend.services import document_actions
 from backend.errors import NotFound
 from backend.ui import state as K
 from pages._common import (
@@ -87,7 +88,7 @@ with actions[1]:
     if allowed(user, "activate_version") and can_activate:
         if st.button("Activate this version", key=K.DOCUMENT_ACTIVATE,
                      icon=":material/published_with_changes:"):
-            if show_errors(lambda: docs.activate_version(rs, version.id, current_actor()) or True):
+            if show_errors(lambda: document_actions.activate_version(rs, version.id, current_actor()) or True):
                 clear_listings()
                 st.session_state[K.DOCUMENT_FLASH] = f"Version {version.number} is now active."
                 st.rerun()
@@ -189,7 +190,7 @@ if allowed(user, "delete"):
         yes, no, _ = st.columns([1, 1, 4])
         if yes.button("Yes, delete", type="primary", key=K.DOCUMENT_DELETE_CONFIRM):
             st.session_state[K.DOCUMENT_CONFIRM_DELETE] = False
-            if show_errors(lambda: docs.delete_document(rs, d.id, current_actor(),
+            if show_errors(lambda: document_actions.delete_document(rs, d.id, current_actor(),
                                                         purge_answers=purge)) is not None:
                 clear_listings()
                 st.session_state[K.EXPLORER_DOC_ID] = None

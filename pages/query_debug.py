@@ -5,7 +5,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from backend import auth, debug
+from backend.security import auth
+from backend.services import debug
 from backend.errors import NotFound
 from backend.retrieval import POLICIES
 from backend.retrieval.report import (
@@ -33,7 +34,7 @@ from pages._common import (
 user = require_page("viewer")
 rs = get_rs()
 # Traces: each user sees their own, admins everyone's (backend/retrieval/traces.py); what a
-# trace shows is limited to the collections the user may read now (backend/debug.py).
+# trace shows is limited to the collections the user may read now (backend/services/debug.py).
 is_admin = auth.has_role(user.role, "admin")
 actor = current_actor()
 st.title("Query debug")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 # Functions whose result is safe Markdown, and why.
 SAFE_HELPERS = {
-    "md_escape": "escapes everything (backend/safe_markdown.py)",
+    "md_escape": "escapes everything (backend/security/safe_markdown.py)",
     "md_text": "md_escape per line, line breaks kept",
     "answer_markdown": "chat answers: escaped, or re-rendered with links/images/HTML as text",
     "highlight_markdown": "keyword snippets: md_escape'd text plus the index's <b> marks",

@@ -16,7 +16,7 @@ import re
 
 from markdown_it import MarkdownIt
 
-from backend.safe_markdown import WORD_JOINER
+from backend.security.safe_markdown import WORD_JOINER
 
 TEXT_RULES = {
     "material icon": re.compile(r":material_(\w+):"),

@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section
 from backend.chat.service import ChatService

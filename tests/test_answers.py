@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.prompt import check_citations
 from backend.chat.service import ChatService
 from backend.answer.evidence.grounding import check_support

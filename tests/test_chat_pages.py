@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.service import ChatService
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from tests.test_pages import build_data_dir, login_as, plain
 
 EVERYTHING = Scope.everything()
@@ -33,9 +33,9 @@ def template(tmp_path_factory, shared_embedder):
 @pytest.fixture
 def data(template, tmp_path, shared_embedder, monkeypatch):
     """A data dir of its own (the pages write sessions), reusing the session's model."""
-    import backend.embedding
+    import backend.embed.embedder
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     d = tmp_path / "var"
     shutil.copytree(template, d)
     return d

@@ -21,7 +21,7 @@ ITEMS = load_routing_set(ROOT / FLOORS["set"])
 @pytest.fixture(scope="module")
 def routing_rs(tmp_path_factory, shared_embedder):
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from eval.routing_corpus import ingest_samples
 
     rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("routing") / "var"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.service import ChatService
 from tests.test_chat import chat_rs  # noqa: F401  (fixture)
 from tests.test_chat_analysis_route import _lines, _route
@@ -63,7 +63,7 @@ def netz_rs(tmp_path_factory, shared_embedder):
     items are the wrong answer)."""
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from tests.conftest import SAMPLES
 
     rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("netz") / "var"))

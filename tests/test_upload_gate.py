@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from backend import auth, upload_gate
+from backend.security import auth, upload_gate
 from backend.cli.main import dashboard_command, main
 from backend.config import Settings
-from backend.sessions import Session
+from backend.security.sessions import Session
 from backend.ui import state as K
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _nav, _signed_in, _uploader
 from tests.test_pages import (  # noqa: F401  (fixtures)

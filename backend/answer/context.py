@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis.types import DOC_KINDS
 from backend.answer.compose import Place
 from backend.answer.intents import Intent
@@ -72,9 +72,9 @@ def language(q: str) -> str:
 
 def scope_documents(rs, collections: list[str], scope: Scope) -> list[DocInfo]:
     """Active documents with an indexed version, in the session's collections (all when the
-    session names none), among those `scope` may read (backend/access.py): the route never
+    session names none), among those `scope` may read (backend/security/access.py): the route never
     picks, names or counts another document."""
-    from backend.access import visible_documents
+    from backend.security.access import visible_documents
     from backend.store import repo
     from backend.store.models import Document, DocumentVersion
 

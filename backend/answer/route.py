@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.answer import analysis_answers as answers
 from backend.answer.compose import Place, line_citations
 from backend.answer.context import (  # noqa: F401  (re-exported: the route's public names)

@@ -23,8 +23,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field, ValidationError
 
-from backend import __version__, documents, library, navigation, search_service
-from backend.access import Actor, scope_of
+from backend import __version__
+from backend.services import documents, library, navigation, search as search_service
+from backend.security.access import Actor, scope_of
 from backend.api import errors, mcp_analysis, serialise
 from backend.api.deps import actor_for
 from backend.errors import RagscopeError

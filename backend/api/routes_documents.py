@@ -1,6 +1,6 @@
 """Documents: list (paged, filtered), one document, its full text, sections, structure,
 one section, and the original file with its metadata. Parse, call the service layer
-(backend/documents.py, backend/navigation.py), serialise; nothing else.
+(backend/services/documents.py, backend/services/navigation.py), serialise; nothing else.
 
 Ids are integers in the path: anything else (`../etc`, `1;drop`) is a 422 naming the
 parameter; an id outside the caller's scope is a 404, exactly like a missing one."""
@@ -11,8 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 
-from backend import documents, navigation
-from backend.access import Actor, scope_of
+from backend.services import documents, navigation
+from backend.security.access import Actor, scope_of
 from backend.api import serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES

@@ -1,5 +1,5 @@
 """Search, smart search and questions (server-sent events). Parse, call the service layer
-(backend/search_service.py), serialise; nothing else."""
+(backend/services/search.py), serialise; nothing else."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ from typing import Iterator
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
-from backend import search_service
-from backend.access import Actor
+from backend.services import search as search_service
+from backend.security.access import Actor
 from backend.api import serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES

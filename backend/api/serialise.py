@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
-from backend import documents
-from backend.display import safe_text
-from backend.library import JobInfo
-from backend.navigation import OriginalMeta, SectionText, TextPage
-from backend.search_service import SearchPage, SmartResult
+from backend.services import documents
+from backend.security.display import safe_text
+from backend.services.library import JobInfo
+from backend.services.navigation import OriginalMeta, SectionText, TextPage
+from backend.services.search import SearchPage, SmartResult
 
 
 def aware(value: Any) -> Any:

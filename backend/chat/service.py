@@ -6,7 +6,7 @@ trace id), `Delta`s of answer text, at most one `Fallback` (the provider failed:
 text so far, the extractive answer follows, marked as such) and finally `Answered` with the
 stored message: citation check, format check, tokens in/out, cost, model and latency.
 
-ACL: `ask`/`ask_stream` take the asker's `Scope` (backend/access.py) and retrieve only
+ACL: `ask`/`ask_stream` take the asker's `Scope` (backend/security/access.py) and retrieve only
 within it (a session's collections outside it count as gone); `messages` takes the
 reader's scope and blanks the sources of documents outside it (backend/chat/sources.py,
 `scope_sources`), so stored answers cite nothing the reader may not read now."""
@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 from pydantic import ValidationError
 from sqlalchemy import Integer, func, select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.answer import route as chat_route
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile

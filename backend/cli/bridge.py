@@ -60,7 +60,7 @@ def search_result(rs, a: argparse.Namespace) -> dict[str, Any]:
 def ask_events(svc, a: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """The CLI's question (`a`: its arguments) as plain events: `retrieved`, `delta`,
     `fallback`, and last `answered` with the session and the stored message."""
-    from backend.access import scope_of
+    from backend.security.access import scope_of
     from backend.chat.service import Answered, Delta, Fallback, Retrieved
     from backend.cli.main import actor_of
 
@@ -103,7 +103,7 @@ def namespace(body: dict, allowed: tuple[str, ...]) -> argparse.Namespace:
 
 def publish(data_dir: Path, url: str) -> str:
     """Announce this process as the CLI's backend; returns the secret it must accept."""
-    from backend.private_files import make_private_dir, write_private
+    from backend.security.private_files import make_private_dir, write_private
 
     secret = secrets.token_urlsafe(32)
     path = Path(data_dir) / RUN_FILE

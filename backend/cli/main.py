@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 from backend.config import Settings
-from backend.display import TerminalGuard, safe_text
+from backend.security.display import TerminalGuard, safe_text
 from backend.errors import RagscopeError
 
 
 def _rs():
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings())
 
@@ -32,7 +32,7 @@ def _ingestor():
 
 def actor_of(a, rs=None):
     """The actor of this invocation: the system operator, or the user named by `--as`."""
-    from backend import access, auth
+    from backend.security import access, auth
 
     name = getattr(a, "as_user", None)
     if not name:
@@ -45,7 +45,7 @@ def actor_of(a, rs=None):
 
 
 def scope_of(a, rs):
-    from backend import access
+    from backend.security import access
 
     return access.scope_of(rs, actor_of(a, rs))
 
@@ -53,7 +53,7 @@ def scope_of(a, rs):
 def cmd_ingest(a) -> int:
     from tqdm import tqdm
 
-    from backend.acl import writable_collection
+    from backend.security.acl import writable_collection
 
     ing = _ingestor()
     actor = actor_of(a, ing.rs)
@@ -114,8 +114,8 @@ def cmd_ingest(a) -> int:
 
 def _identity(a, rs, actor):
     """--as-new-document / --new-version-of DOC (backend/ingest/identity.py); DOC must be
-    a document the actor may read and change (backend/acl.py `version_target`)."""
-    from backend.acl import version_target
+    a document the actor may read and change (backend/security/acl.py `version_target`)."""
+    from backend.security.acl import version_target
     from backend.ingest.identity import AUTO, Identity
 
     if getattr(a, "as_new_document", False) and getattr(a, "new_version_of", None):
@@ -128,7 +128,7 @@ def _identity(a, rs, actor):
 
 
 def cmd_list(a) -> int:
-    from backend import documents
+    from backend.services import documents
     from backend.store import repo
 
     rs = _rs()
@@ -163,11 +163,12 @@ def _version(detail, number: int | None):
 
 
 def cmd_show(a) -> int:
-    from backend import documents
+    from backend.services import documents
+    from backend.security import access
 
     rs = _rs()
     scope = scope_of(a, rs)
-    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+    d = documents.document_detail(rs, access.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
     print(f"document {d.id}: {safe_text(d.title)}")
     print(f"  file: {safe_text(d.filename)} ({safe_text(d.file_type)}), type: {d.doc_type}, status: {d.status}")
@@ -180,7 +181,7 @@ def cmd_show(a) -> int:
               f"sha256 {v.sha256[:12]}, pages {v.page_count or '-'}, "
               f"lang {v.language or '-'}{extra}")
     if d.active_version_id is not None:
-        from backend import classification
+        from backend.services import classification
 
         cv = classification.view(rs, d.active_version_id)  # the document is visible: checked
         if cv.method != "not classified yet":
@@ -204,11 +205,12 @@ def cmd_show(a) -> int:
 
 
 def cmd_original(a) -> int:
-    from backend import documents
+    from backend.services import documents
+    from backend.security import access
 
     rs = _rs()
     scope = scope_of(a, rs)
-    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+    d = documents.document_detail(rs, access.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
     v = _version(d, a.version)
     if v is None or not v.has_original:
@@ -221,22 +223,23 @@ def cmd_original(a) -> int:
 
 
 def cmd_delete(a) -> int:
-    from backend import documents
+    from backend.security import access
+    from backend.services import document_actions
 
     rs = _rs()
     actor = actor_of(a, rs)
-    doc = documents.resolve_document(rs, a.doc, scope=scope_of(a, rs))
-    doc_id = documents.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
+    doc = access.resolve_document(rs, a.doc, scope=scope_of(a, rs))
+    doc_id = document_actions.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
     print(f"deleted document {doc_id}" + (" and the chat answers that drew on it"
                                           if a.purge_answers else ""))
     return 0
 
 
 def cmd_activate(a) -> int:
-    from backend import documents
+    from backend.services import document_actions
 
     rs = _rs()
-    documents.activate_version(rs, a.version_id, actor_of(a, rs))
+    document_actions.activate_version(rs, a.version_id, actor_of(a, rs))
     print(f"version {a.version_id} is now active")
     return 0
 
@@ -251,10 +254,10 @@ def cmd_reindex(a) -> int:
         bar.n = done
         bar.refresh()
 
-    from backend import documents
+    from backend.services import document_actions
 
     rs = _rs()
-    res = documents.reindex(rs, actor_of(a, rs), on_progress=progress)
+    res = document_actions.reindex(rs, actor_of(a, rs), on_progress=progress)
     bar.close()
     print(f"reindexed {res['chunks']} chunks of {res['versions']} versions "
           f"({res['rechunked']} re-chunked)")
@@ -281,7 +284,7 @@ def cmd_check(a) -> int:
     """Exit 0 when store and both indexes agree (after repairing, with --repair), else 1."""
     from tqdm import tqdm
 
-    from backend import access
+    from backend.security import access
 
     ing = _ingestor()
     access.require(actor_of(a, ing.rs), "reindex")
@@ -326,7 +329,7 @@ def cmd_check(a) -> int:
 
 
 def cmd_collections(a) -> int:
-    from backend import acl
+    from backend.security import acl
 
     rs = _rs()
     for c in acl.collections(rs, scope_of(a, rs)):
@@ -336,10 +339,10 @@ def cmd_collections(a) -> int:
 
 def cmd_status(a) -> int:
     """Counts of what the actor may read; index metadata for an unrestricted actor only."""
-    from backend import documents
+    from backend.services import system
 
     rs = _rs()
-    st = documents.system_status(rs, scope=scope_of(a, rs))
+    st = system.system_status(rs, scope=scope_of(a, rs))
     info = {"counts": st.counts,
             "index_meta": {m: x and {"backend": x["backend"], "params": x["params"],
                                      "chunks": x["chunks"]} for m, x in st.index_meta.items()}}
@@ -391,7 +394,7 @@ def cmd_search(a) -> int:
 def dashboard_command(address: str, port: int, settings: Settings | None = None) -> list[str]:
     """`streamlit run app.py` (app.py declares the `st.App` that puts the upload gate in
     front of Streamlit) with Streamlit's upload limit set to the ingestion limit."""
-    from backend.upload_gate import upload_limit_mb
+    from backend.security.upload_gate import upload_limit_mb
 
     root = Path(__file__).resolve().parents[2]
     return [sys.executable, "-m", "streamlit", "run", str(root / "app.py"),
@@ -442,8 +445,8 @@ def cmd_up(a) -> int:
 
 def cmd_unlock_user(a) -> int:
     """Lift the sign-in lock that failed attempts put on a user name (also `admin`)."""
-    from backend.auth import AuthPaths
-    from backend.login_limit import LoginLimiter
+    from backend.security.auth import AuthPaths
+    from backend.security.login_limit import LoginLimiter
 
     was = LoginLimiter(AuthPaths.under(Settings().data_dir)).unlock(a.name)
     name = a.name.strip().lower()
@@ -466,7 +469,7 @@ def _settings_lines():
 SETTINGS_HEADER = """# Settings
 
 Every setting is an environment variable with the prefix `RAGSCOPE_` (pydantic-settings,
-`backend/config.py`). Generated by `python -m backend settings --markdown`; `tests/test_docs.py`
+`backend/config/`). Generated by `python -m backend settings --markdown`; `tests/test_docs.py`
 checks that each one is listed here.
 """
 
@@ -611,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    from backend.private_files import private_umask
+    from backend.security.private_files import private_umask
 
     try:
         with private_umask():  # nothing the command (or `up`'s dashboard) writes is readable

@@ -22,7 +22,7 @@ import numpy as np
 
 from backend.errors import BackendUnavailable
 from backend.ingest import memberships
-from backend.jobs import mark_dead_jobs
+from backend.services.jobs import mark_dead_jobs
 from backend.store import repo
 from backend.store.models import DocumentVersion
 

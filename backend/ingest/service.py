@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import FileTooLarge, IngestError, PathRefused, storage_full
 from backend.ingest.extract import is_supported, unsupported
 from backend.ingest.language import detect_language
@@ -46,9 +46,9 @@ from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
     sha256_bytes,
     write_sections,
 )
-from backend.jobs import finish_job, start_job, update_job
-from backend.private_files import write_private
-from backend.services import Ragscope
+from backend.services.jobs import finish_job, start_job, update_job
+from backend.security.private_files import write_private
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.models import Chunk, Document, DocumentVersion
 
@@ -515,7 +515,7 @@ class Ingestor(IndexingMixin, MaintenanceMixin, ReprocessMixin):
     def _collection(self, s, name: str):
         """The collection to link into, created with the first file stored into it (so a
         refused request creates nothing): in the batch's `knowledge_base` (checked by the
-        service layer, backend/acl.py `writable_collection`), else
+        service layer, backend/security/acl.py `writable_collection`), else
         RAGSCOPE_DEFAULT_KNOWLEDGE_BASE."""
         return repo.get_or_create_collection(
             s, name, knowledge_base=self._new_collection_kb

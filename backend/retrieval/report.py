@@ -6,7 +6,7 @@ import html
 import re
 from typing import Any
 
-from backend.safe_markdown import md_escape
+from backend.security.safe_markdown import md_escape
 
 STAGE_ORDER = ["query", "filter", "query_embedding", "vector_search", "keyword_search",
                "fusion", "lookup", "boost", "document_rank", "section_rank", "rerank",

@@ -13,7 +13,7 @@ AUTH_USERNAME = "username"
 AUTH_ROLES = "roles"
 AUTH_NAME = "name"
 AUTH_EMAIL = "email"
-AUTH_BEGAN = "auth.began"  # when the session began (backend/sessions.py)
+AUTH_BEGAN = "auth.began"  # when the session began (backend/security/sessions.py)
 
 # app.py: sign-in form and cookie flags carried to the next run
 LOGIN_USERNAME = "login.username"
