@@ -129,8 +129,12 @@ def _render(result: dict, label: str) -> None:
     route = route_info(result)
     if route:  # a chat question: which route answered it and why (issue 12)
         line = f"Chat route: **{md_escape(route['route'])}**"
+        if route["path"]:
+            line += f" · path {md_escape(route['path'])}"
         if route["action"]:
             line += f" · intent {md_escape(route['action'])}"
+        if route["url"]:
+            line += f" · URL in the question: {md_escape(route['url'])}"
         line += f" · why: {md_escape(route['why'])}"
         if route["document_id"] is not None:
             line += (f" · document {md_escape(route['document_id'])}: "

@@ -39,6 +39,9 @@ class Intent:
     topic: str | None = None  # cross_reference: what to look for
     reason: str = ""  # the rules that fired, for the query-debug trace
     matched: tuple[str, ...] = field(default_factory=tuple)
+    # the documents the question names when it names several equally well: the route picks
+    # among these only, never the previous answer's document (issue 22)
+    named: tuple[int, ...] = ()
 
 
 # extractor -> cue patterns (German and English)
@@ -51,7 +54,7 @@ _EXTRACT_CUES: list[tuple[str, re.Pattern]] = [
         r"unerledigt\w*)\b", _I)),
     ("decisions", re.compile(
         r"\b(?:beschlossen|Beschlüsse|Beschluss(?:lage)?|entschieden|Entscheidungen?|vereinbart|"
-        r"genehmigt|abgestimmt|decided|decisions?|resolutions?|resolved|agreed|approved|"
+        r"genehmigt|abgestimmt|decided|decide|decisions?|resolutions?|resolved|agreed|approved|"
         r"what was (?:decided|agreed|approved)|votes?)\b", _I)),
     ("deadlines", re.compile(
         r"\b(?:Fristen|Frist|Termine?|Deadlines?|Stichtage?|bis wann|wann (?:muss|müssen|ist .* fällig)|"
@@ -86,9 +89,28 @@ _QUESTIONISH = re.compile(r"\b(?:welche|was|wer|wann|wo|wie|gibt es|liste|zeig|n
                           r"when|where|list|show|are there|give me)\b|\?", _I)
 _SUMMARY = re.compile(r"\b(?:fass\w*\b.*\bzusammen|zusammenfass\w*|Zusammenfassung|Überblick|"
                       r"worum geht es|summari[sz]\w*|summary|overview|tl;?dr|gist)\b", _I)
+# A summary is asked for with a verb ("Fasse … zusammen", "Summarise …", "Worum geht es …")
+# or a request for the noun ("Gib mir eine Zusammenfassung …", "A short summary of …"); the
+# noun alone is no intent ("Gibt es eine Zusammenfassung der Kosten?", "What does the summary
+# of the report say about …?" ask for passages; issue 22).
+_SUMMARY_VERB = re.compile(r"\b(?:fass\w*\b.*\bzusammen|zusammenfassen|summari[sz]e|worum geht es|"
+                           r"tl;?dr)\b|^\s*what(?: is|'s) (?:\w+[ -]){1,5}about\s*\??\s*$", _I)
+_SUMMARY_NOUN = re.compile(
+    r"^\s*(?:(?:bitte|please)\s+)?(?:gib|give|zeig\w*|show|erstell\w*|create|write|schreib\w*|"
+    r"liefer\w*|provide|I (?:need|want|would like)|ich (?:brauche|möchte|hätte gern\w*)|"
+    r"(?:can|could) you (?:give|write|provide|make)|kannst du)\s+(?:\w+\s+){0,3}?"
+    r"(?:Zusammenfassung|summary|overview|Überblick|gist)\b"
+    r"|^\s*(?:(?:eine?|a|an|die|the)\s+)?(?:(?:kurze|knappe|ausführliche|short|brief|detailed|"
+    r"quick)\s+)?(?:Zusammenfassung|summary|overview|Überblick|tl;?dr|gist)\s*(?:$|[:,?.!]|"
+    r"(?:von|vom|des|der|zu[mr]?|über|of|for|on|about|bitte|please)\b)", _I)
+_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]+", _I)
 _SHORT = re.compile(r"\b(?:kurz\w*|knapp|in (?:einem|zwei|drei) Sätzen|short|brief\w*|in (?:one|two|three) "
                     r"sentences?)\b", _I)
 _LONG = re.compile(r"\b(?:ausführlich\w*|detailliert\w*|lang\w*|detailed|in detail|long|thorough\w*)\b", _I)
+# "Was hat sich in X geändert?": a change verb asks after versions of one named document;
+# "compare", "Unterschied" alone do not ("How do A's results compare to B's?", issue 22)
+_CHANGE_VERB = re.compile(r"\b(?:geändert|Änderungen|verändert|was ist neu|changed|changes|"
+                          r"what'?s new|what is new|neu in)\b", _I)
 _CHANGE = re.compile(r"\b(?:geändert|Änderungen|Unterschied\w*|unterscheide[nt]|differ|differs|"
                      r"was ist neu|verändert|changed|changes|differences?|diff|what'?s new|compare|"
                      r"vergleich\w*)\b", _I)
@@ -122,7 +144,7 @@ _SECTION = [
 _DOC_TYPES = [
     ("minutes", re.compile(r"\b(?:Protokoll\w*|Sitzung\w*|Niederschrift|minutes|meeting)\b", _I)),
     ("policy", re.compile(r"\b(?:Richtlinie\w*|Ordnung|Policy|policies|Regelwerk\w*)\b", _I)),
-    ("manual", re.compile(r"\b(?:Handbuch\w*|Anleitung|Manual|Guide|Runbook|Doku\w*)\b", _I)),
+    ("manual", re.compile(r"\b(?:Handbuch\w*|Handbooks?|Anleitung|Manual|Guide|Runbook|Doku\w*)\b", _I)),
 ]
 _STOP = {"und", "der", "die", "das", "des", "den", "dem", "for", "the", "and", "von", "vom", "zum",
          "zur", "mit", "gmbh", "stadtwerke", "birkenau", "docx", "pdf", "txt", "html", "odt",
@@ -134,35 +156,68 @@ def _tokens(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-zäöüß0-9]{4,}", text.lower()) if w not in _STOP}
 
 
-def _documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
-    """Candidates the question names, best first (distinctive title/file-name words, also
-    inside German compounds: "Werkausschusssitzung" names "… – Werkausschuss")."""
+# generic words of document names (in _STOP: they name a kind, not a document) with their
+# other-language forms; they only break ties between documents named equally well
+_GENERIC_ALIASES = {"handbook": "handbuch", "manual": "handbuch", "minutes": "protokoll",
+                    "policy": "richtlinie", "guideline": "richtlinie", "report": "bericht"}
+
+
+def _name_words(q: str, d: DocCandidate) -> tuple[set[str], set[str], int]:
+    """(distinctive title words, distinctive file-name words, generic words) of `d` that the
+    question names — also inside German compounds in either direction ("Werkausschusssitzung"
+    names "Werkausschuss", "Lumen-Handbuchs" names "lumen_handbuch")."""
     words = re.findall(r"[a-zäöüß0-9-]{4,}", q.lower())
-    scored = []
-    for d in docs:
-        title = {t for t in _tokens(d.title) if not t.isdigit()}
-        fname = {t for t in _tokens(re.sub(r"[_.-]", " ", d.filename.rsplit(".", 1)[0]))
-                 if not t.isdigit()} - title
-        in_title = sum(1 for t in title if any(t in w for w in words))
-        in_name = sum(1 for t in fname if any(t in w for w in words))
-        # one word of the file name alone is a topic more often than a name ("Wasserpreis")
-        score = in_title + (in_name if in_title or in_name > 1 else 0)
-        if d.filename and d.filename.lower() in q.lower():
-            score += 5
-        if score:
-            scored.append((score, d))
-    scored.sort(key=lambda x: -x[0])
-    return [d for s, d in scored if s == scored[0][0]] if scored else []
+    parts = {p for w in words for p in w.split("-") if len(p) >= 4} | set(words)
+    title = {t for t in _tokens(d.title) if not t.isdigit()}
+    fname = {t for t in _tokens(re.sub(r"[_.-]", " ", d.filename.rsplit(".", 1)[0]))
+             if not t.isdigit()} - title
+    in_title = {t for t in title if any(t in w for w in words)}
+    in_name = {t for t in fname if any(t in w for w in words)}
+    generic = {t for t in re.findall(r"[a-zäöüß]{4,}", (d.title + " " + re.sub(
+        r"[_.-]", " ", d.filename)).lower()) if t in _STOP}
+    asked = {_GENERIC_ALIASES.get(p.rstrip("s"), p.rstrip("s")) for p in parts}
+    n_generic = sum(1 for g in generic if any(a.startswith(g) or g in a for a in asked))
+    return in_title, in_name, n_generic
+
+
+def _name_score(q: str, d: DocCandidate) -> tuple[int, int]:
+    in_title, in_name, generic = _name_words(q, d)
+    # one word of the file name alone is a topic more often than a name ("Wasserpreis")
+    score = len(in_title) + (len(in_name) if in_title or len(in_name) > 1 else 0)
+    if d.filename and d.filename.lower() in q.lower():
+        score += 5
+    return score, generic
+
+
+def _documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
+    """Candidates the question names, best first (distinctive title/file-name words; ties
+    broken by the generic words: "Lumen-Handbuch" names the manual, not the runbook)."""
+    scored = [(_name_score(q, d), d) for d in docs]
+    scored = [(sc, d) for sc, d in scored if sc[0]]
+    if not scored:
+        return []
+    scored.sort(key=lambda x: (-x[0][0], -x[0][1]))
+    return [d for sc, d in scored if sc == scored[0][0]]
 
 
 def _two_documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
-    """The two documents a comparison names: the best named one and the best of the rest."""
+    """The two documents a comparison names: the best named one and the best of the rest
+    that the question names by words of its own (not by the words that named the first: a
+    document is never compared with itself or its namesake)."""
     first = _documents(q, docs)
-    if len(first) >= 2:
-        return first[:2]
     if not first:
         return []
-    second = _documents(q, [d for d in docs if d.id != first[0].id])
+    if len(first) >= 2:
+        a, b = first[:2]
+        wa, wb = _name_words(q, a)[:2], _name_words(q, b)[:2]
+        own_b = (wb[0] | wb[1]) - (wa[0] | wa[1])
+        own_a = (wa[0] | wa[1]) - (wb[0] | wb[1])
+        return [a, b] if own_a and own_b and a.title.casefold() != b.title.casefold() else []
+    used = set().union(*_name_words(q, first[0])[:2])
+    rest = [d for d in docs if d.id != first[0].id
+            and d.title.casefold() != first[0].title.casefold()
+            and set().union(*_name_words(q, d)[:2]) - used]
+    second = _documents(q, rest)
     return first + second[:1] if len(second) == 1 else first
 
 
@@ -200,8 +255,19 @@ _FUNCTION_WORDS = frozenset([
     "meeting", "me", "mention", "mentions", "mentioned", "name", "names", "named", "contain",
     "contains", "contained", "include", "includes", "included", "list", "listed", "describe",
     "describes", "described", "nennt", "nennen", "erwähnen", "erwähnt", "beschreibt",
-    "beschrieben", "enthält", "items", "item", "points", "punkte", "things", "dinge"
+    "beschrieben", "enthält", "items", "item", "points", "punkte", "things", "dinge",
+    # verbs and particles of list questions (issue 22: "vergeben", "came out", "gefasst")
+    "came", "come", "out", "remain", "remains", "remaining", "before", "after", "vergeben",
+    "verteilt", "gefasst", "getroffen", "stellt", "stellen", "macht", "machen", "laut",
+    "according", "taken", "made", "make", "owns", "own", "them", "their", "whom", "whose",
+    "dabei", "listed", "lists", "gives", "give", "nennt", "vorgesehen", "festgehalten",
+    "angesprochen", "besprochen", "discussed", "raised", "recorded", "set", "there", "sind",
+    "vor", "hin", "nach", "jeweils", "each", "every", "jede", "jeder", "welchem", "welcher",
 ])
+# a full date names the meeting ("am 12. März 2024"), not a topic of its items
+_DATE = re.compile(r"\b(?:am|vom|on|of|from)?\s*\d{1,2}\.?\s*(?:Januar|Jänner|Februar|März|April|Mai|"
+                   r"Juni|Juli|August|September|Oktober|November|Dezember|January|February|March|"
+                   r"May|June|July|October|December)\w*\s*\d{4}\b|\b\d{4}-\d{2}-\d{2}\b", _I)
 # A cue in the singular asks after one item ("Which configuration key replaces X?", "Wie wurde
 # über Beschluss 2024/17 abgestimmt?"); with a topic, that is a question for passages.
 _SINGULAR_CUES = frozenset([
@@ -226,7 +292,7 @@ _WORD = re.compile(r"[\wäöüÄÖÜß][\w./:-]*[\wäöüÄÖÜß]|[\wäöüÄÖ
 def _residual(q: str, named: Sequence[DocCandidate], patterns: Sequence[re.Pattern]) -> list[str]:
     """The question's topic words: what is left after the analysis cues, question words,
     document, section and version references and function words are taken out."""
-    rest = q
+    rest = _DATE.sub(" ", q)
     for rx in patterns:
         rest = rx.sub(" ", rest)
     doc_words = set()
@@ -248,24 +314,33 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
     q = " ".join(question.split())
     if not q:
         return None, "empty question"
+    url = _URL.search(q)
+    if url:  # issue 22: "Fasse diese Seite zusammen: https://… und nenne …" is no summary
+        return None, (f"URL in the question ({url.group(0)}): answered from passages (the "
+                      "page counts only if it was crawled or uploaded), not from the analysis")
     section = _section(q)
     named = _documents(q, documents)
-    doc = named[0].id if len(named) == 1 else None
     doc_type = next((t for t, rx in _DOC_TYPES if rx.search(q)), None)
+    if len(named) > 1 and doc_type:  # "im Lumen-Handbuch": the named one of that kind
+        named = [d for d in named if d.doc_type in DOC_KINDS[doc_type]] or named
+    doc = named[0].id if len(named) == 1 else None
     doc_why = ""
     if doc is not None:
         doc_why = f"document {doc} named in the question"
+    elif named:
+        doc_why = f"documents {', '.join(str(d.id) for d in named)} named in the question"
     elif doc_type:
         same = [d for d in documents if d.doc_type in DOC_KINDS[doc_type]]
         if len(same) == 1:
             doc, doc_why = same[0].id, f"the only {doc_type} document"
     length = "short" if _SHORT.search(q) else "long" if _LONG.search(q) else "medium"
-    base = {"document": doc, "doc_type": doc_type, "section": section, "length": length}
+    base = {"document": doc, "doc_type": doc_type, "section": section, "length": length,
+            "named": tuple(d.id for d in named) if doc is None and len(named) > 1 else ()}
     suffix = f"; {doc_why}" if doc_why else ""
 
     vm = _VERSIONS.search(q)
     versioned = vm or re.search(r"\b(?:Version|Fassung|version|revision)\w*\b", q) or (
-        doc is not None and not _FACT_Q.search(q)
+        doc is not None and not _FACT_Q.search(q) and _CHANGE_VERB.search(q)
         and not _two_documents(q, documents)[1:])  # "Was hat sich in X geändert?"
     if _CHANGE.search(q) and versioned and not (_RELEASE.search(q) and not vm):
         a, b = (int(vm.group(1)), int(vm.group(2))) if vm and vm.group(2) else (None, None)
@@ -283,14 +358,20 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
         why = f"cross-reference wording ({_XREF.search(q).group(0)!r})"
         return Intent("cross_reference", topic=" ".join(topic) or None, reason=why,
                       **base), why
-    if _SUMMARY.search(q):
-        why = f"summary wording ({_SUMMARY.search(q).group(0)!r})" + (
+    if _SUMMARY.search(q) and not _summary(q):
+        return None, (f"summary word ({_SUMMARY.search(q).group(0)!r}) without a request "
+                      "for a summary: passages answer it")
+    if _summary(q):
+        why = f"summary wording ({_summary(q).group(0)!r})" + (
             f" + section {section!r}" if section else "") + suffix
         return Intent("summarize", reason=why, **base), why
     hits = [(name, rx.search(q)) for name, rx in _EXTRACT_CUES]
     found = tuple(name for name, m in hits if m)
     if not found:
-        return None, "no analysis wording (decisions, actions, deadlines, summary, changes …)"
+        change = _CHANGE.search(q)  # "How do A's results compare to B's?": one keyword
+        return None, ("no analysis wording (decisions, actions, deadlines, summary, changes …)"
+                      + (f"; the change word {change.group(0)!r} alone, without two named "
+                         "documents or a version reference, is no intent" if change else ""))
     if not _QUESTIONISH.search(q):
         return None, "analysis wording, but not a question or request"
     cues = [m.group(0) for _, m in hits if m]
@@ -310,6 +391,11 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
     why = "cue: " + ", ".join(cues) + (f"; topic: {' '.join(topic)}" if topic else "") + suffix
     return Intent("extract", extractors=found, status=status, topic=" ".join(topic) or None,
                   reason=why, matched=tuple(cues), **base), why
+
+
+def _summary(q: str):
+    """The match of a request for a summary (a verb, or a request for the noun), or None."""
+    return _SUMMARY_VERB.search(q) or _SUMMARY_NOUN.search(q)
 
 
 _OPEN = re.compile(r"\b(?:offen\w*|open|outstanding|ausstehend\w*|unerledigt\w*|pending)\b", _I)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING
 
+from backend.analysis.source import SectionRef, Source
 from backend.answer.compose import (
     Citations,
     Place,
@@ -16,11 +16,8 @@ from backend.answer.compose import (
     one_line,
     w,
 )
-from backend.analysis.source import SectionRef, Source
+from backend.answer.context import Answer, Context, NoRoute
 from backend.errors import AnalysisError, NotFound
-
-if TYPE_CHECKING:
-    from backend.answer.route import Answer, Context
 
 
 def _ms(t0: float) -> float:
@@ -67,7 +64,6 @@ def _source(ctx: Context, doc: int, version: int | None = None) -> Source:
 
 
 def extract(ctx: Context) -> Answer:
-    from backend.answer.route import Answer, NoRoute
     from backend.analysis.extractors import EXTRACTORS
     from backend.analysis.service import analyze_document
 
@@ -96,26 +92,20 @@ def extract(ctx: Context) -> Answer:
     if doc not in seen:
         raise NoRoute(failed.get(doc) or f"document {doc} cannot be analysed")
     a, everything, found, sec, ms = seen[doc]
-    if not found and (it.topic or it.status) and everything:
-        raise NoRoute(f"{ctx.title(doc)!r} has {len(everything)} {what.split(' about')[0]} "
-                      f"items, none about {it.topic or it.status!r}")
+    if not found:  # issue 22: an analysis answer only when it found what was asked
+        about = f", none about {it.topic or it.status!r}" if (it.topic or it.status) else ""
+        raise NoRoute(f"{ctx.title(doc)!r} has {len(everything)} "
+                      f"{what.split(' about')[0]} items{about}")
     ref = a.document
     cites = Citations()
     notes = []
-    if found:
-        lines = items_answer(ref.title, ref.version_number, names, found,
-                             document_id=ref.document_id, version_id=ref.version_id,
-                             lang=ctx.lang, status=it.status, topic=it.topic,
-                             section=sec.label if sec else None, limit=ctx.limit, cites=cites)
-        if len(found) > ctx.limit:
-            notes.append(f"{len(found) - ctx.limit} more item(s) on the Analysis page "
-                         f"(analysis?doc={ref.document_id}).")
-    else:
-        label = " / ".join(EXTRACTORS[n].label.lower() for n in names)
-        lines = [f"In „{ref.title}“, Version {ref.version_number}, wurden keine {label} "
-                 "gefunden (regelbasierte Analyse)." if _de(ctx) else
-                 f"No {label} were found in “{ref.title}”, version {ref.version_number} "
-                 "(rule-based analysis)."]
+    lines = items_answer(ref.title, ref.version_number, names, found,
+                         document_id=ref.document_id, version_id=ref.version_id,
+                         lang=ctx.lang, status=it.status, topic=it.topic,
+                         section=sec.label if sec else None, limit=ctx.limit, cites=cites)
+    if len(found) > ctx.limit:
+        notes.append(f"{len(found) - ctx.limit} more item(s) on the Analysis page "
+                     f"(analysis?doc={ref.document_id}).")
     notes += ctx.also_note(what) + list(a.warnings)
     refined = {r.refined_by for r in a.results.values() if r.refined_by}
     stage = _analysis_stage(ms, doc, ref.version_number, names,
@@ -138,7 +128,6 @@ def _analysis_stage(ms: float, doc: int, version: int | None, names, **params):
 
 
 def summarize(ctx: Context) -> Answer:
-    from backend.answer.route import Answer
     from backend.analysis.summaries import summarize_document, summarize_section
 
     it = ctx.intent
@@ -161,8 +150,6 @@ def summarize(ctx: Context) -> Answer:
     what = f"section {it.section!r}" if it.section else "text to summarise"
     doc, sm, choice = ctx.choose(accept, what)
     if sm is None:
-        from backend.answer.route import NoRoute
-
         raise NoRoute(f"{ctx.title(doc)!r} has no {what}")
     ref = sm.document
     cites = Citations()
@@ -214,7 +201,6 @@ _STATUS = {"added": ("neu", "added"), "removed": ("entfallen", "removed"),
 
 
 def compare_versions_answer(ctx: Context) -> Answer:
-    from backend.answer.route import Answer, NoRoute
     from backend.analysis.compare import compare_versions
 
     it = ctx.intent
@@ -305,7 +291,6 @@ def compare_versions_answer(ctx: Context) -> Answer:
 
 def compare_documents_answer(ctx: Context) -> Answer:
     from backend.answer.compose import LABELS
-    from backend.answer.route import Answer
     from backend.analysis.compare import compare_documents
     from backend.retrieval.types import Stage
 
@@ -313,8 +298,6 @@ def compare_documents_answer(ctx: Context) -> Answer:
     t0 = time.perf_counter()
     for d in (it.document, it.document_b):
         if d not in ctx.docs:
-            from backend.answer.route import NoRoute
-
             raise NoRoute(f"document {d} is not in the session's collections")
     dc = compare_documents(ctx.rs, it.document, it.document_b, scope=ctx.scope)
     a, b = dc.document_a, dc.document_b
@@ -351,7 +334,6 @@ def compare_documents_answer(ctx: Context) -> Answer:
 
 
 def cross_reference_answer(ctx: Context) -> Answer:
-    from backend.answer.route import Answer, NoRoute
     from backend.analysis.xref import cross_reference
     from backend.retrieval.types import Stage
 
