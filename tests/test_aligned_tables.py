@@ -71,7 +71,7 @@ def test_a_cell_wrapped_in_a_later_column_and_a_lower_case_label_continue_their_
 
 
 def test_text_around_a_table_stays_text():
-    text = f"Anlage 1: Kostenaufstellung\n{COSTS}\nDie Summe wurde geprüft und für richtig befunden."
+    text = f"Anlage 1: Kostenaufstellung\n{COSTS}\nDie Summe wurde geprüft und für richtig befunden"
     pieces = split_tables(text)
     assert [p.rows is not None for p in pieces] == [False, True, False]
     assert pieces[0].text == "Anlage 1: Kostenaufstellung"
@@ -120,6 +120,20 @@ def test_numbers_only_columns_are_a_table_and_no_number_is_lost():
     "•  Quelle: ein Gerät oder System, das Daten an das Gateway sendet.",
     # lines whose gaps do not line up
     "Druck  4,5 bar\nTemperatur der Anlage    80 °C",
+    # found in /usr/share/doc (docs/ingestion.md, "Aligned tables"): justified capitals,
+    # sentences after two spaces, C declarations, make variables, bars and box drawings
+    ' THE SOFTWARE IS PROVIDED "AS  IS", WITHOUT WARRANTY OF ANY  KIND,\n'
+    " EXPRESS OR IMPLIED, INCLUDING  BUT NOT LIMITED TO  THE WARRANTIES\n"
+    " OF  MERCHANTABILITY,  FITNESS   FOR  A  PARTICULAR   PURPOSE  AND",
+    " Package.  You may charge any fee you choose for support of this\n"
+    " Package.  You may not charge a fee for this Package itself.  However,",
+    "    int gzip = 0;               /* true if reading a gzip file */\n"
+    "    off_t last;                 /* totout value of last access point */",
+    "#define strcasecmp  stricmp\n#define strncasecmp  strnicmp",
+    "INSTALL  ?= install\nRM       ?= rm -f",
+    "| NearForm     | Matteo          | 2021-Oct-12  |\n"
+    "| Datadog      | Bryan           | 2022-Jan-10  |",
+    "│ protocol │  │ username │ password │\n├──────────┴──┼──────────┴──────────┤",
 ])
 def test_prose_code_lists_and_misaligned_lines_stay_text(text):
     assert _tables(text) == []
@@ -216,7 +230,7 @@ def test_sample_pdf_tables_keep_their_wrapped_cells():
 def test_a_row_is_quoted_with_its_label_and_the_header_years():
     costs = Evidence(n=1, text="Lüftung und Zugangssicherung: | 87.000,00 EUR\n"
                      "Summe netto: | 1.565.000,00 EUR", document="Protokoll")
-    assert [c.text for c in candidates([costs])][0] == "Lüftung und Zugangssicherung: 87.000,00 EUR."
+    assert candidates([costs])[0].text == "Lüftung und Zugangssicherung: 87.000,00 EUR."
     figures = Evidence(n=1, text="Key figure | 2023 | 2022\nRevenue | EUR 84.6 million | "
                        "EUR 79.1 million", document="Annual report")
     assert candidates([figures])[0].text == \

@@ -30,20 +30,31 @@ from dataclasses import dataclass, field
 from backend.ingest.types import Block
 
 MIN_ROWS = 2  # rows with two filled cells; a single aligned line is no table
-MAX_MEAN_CELL_WORDS = 6.0  # prose split at double spaces has longer "cells"
+MAX_MEAN_CELL_WORDS = 5.0  # prose split at double spaces has longer "cells"
 MAX_BETWEEN = 2  # lines between two gapped lines that may still be wrapped cells
 MAX_TABLE_ROWS = 200  # a longer run is read as several tables (bounds the work per line)
 MAX_RETRIES = 4  # columns broken by the last lines of a run: so many shorter runs are tried
+# gapped lines of one text that started no table, after which the rest of it is not tried:
+# bounds the time on long runs of double-spaced prose (5,000 lines: 87 s without it)
+MAX_FAILURES = 100
 TAB_SIZE = 8
 
 _GAP = re.compile(r"(?<=\S)(?: {2,}|[ \t]*\t[ \t]*)(?=\S)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•·▪◦‣○■□➢✓–]|\(?\d{1,3}[.)]|\(\d{1,3}\)|[a-z]\))\s")
 _CODE = re.compile(
-    r"^\s*(?:\$ |>>> |# |//|/\*|--\s|def |class |import |from \S+ import|return\b|"
+    r"^\s*(?:\$ |>>> |#\s|#[A-Za-z]+\b|//|/\*|--\s|\./|(?:echo|sudo|cd|export)\s|def |"
+    r"class |import |from \S+ import|return\b|"
     r"(?:if|for|while)\s*\(|(?:let|var|const|function|public|private|static)\s)"
-    r"|[{};]\s*$|\s(?:=|==|!=|:=|\+=|->|=>|&&|\|\|)\s|\w\([^)]*\)\s*(?:$|[;{:])"
-    r"|\s(?:#|//)\s")
+    r"|[{};]\s*$|\s(?:=|==|!=|:=|\+=|\?=|->|=>|&&|\|\|)\s|\w\([^)]*\)\s*(?:$|[;{:])"
+    r"|\s(?:#|//)\s|/\*|\*/|;\s*$")
 _SENTENCE_END = re.compile(r"[.!?]$")
+_BARS = re.compile(r"[|\u2500-\u257f]")  # "|" and box-drawing characters
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "and", "or", "to", "as", "is", "be", "by", "for",
+    "any", "its", "with", "that", "this", "but", "not", "nor", "if", "than", "from", "der",
+    "die", "das", "den", "dem", "des", "ein",
+    "eine", "einer", "und", "oder", "im", "zu", "zum", "zur", "von", "mit", "für", "auf", "ist",
+    "sind", "wird", "werden", "nicht", "auch"})
 _JOIN_AFTER = frozenset({"und", "oder", "sowie", "bzw.", "mit", "für", "von", "der", "die",
                          "das", "des", "zur", "zum", "im", "in", "an", "auf", "and", "or",
                          "of", "for", "the", "with", "to", "&", "/", "+"})
@@ -85,15 +96,18 @@ def split_tables(text: str) -> list[Piece]:
     info = [_describe(x) for x in lines]
     pieces: list[Piece] = []
     plain: list[str] = []
-    i = 0
+    i = failures = 0
     while i < len(lines):
-        found = _table_at(lines, info, i) if info[i].gapped else None
+        found = None
+        if info[i].gapped and failures < MAX_FAILURES:
+            found = _table_at(lines, info, i)
+            failures += found is None
         if found is None:
             plain.append(lines[i])
             i += 1
             continue
         end, rows = found
-        if plain and _lead_label(info[i - 1], info[i], rows):  # "Lüftung und" above the row it starts
+        if plain and _lead_label(info[i - 1], info[i], rows):  # "Lüftung und" above its row
             rows[0][0] = _join(plain.pop().strip(), rows[0][0])
             i -= 1
         if plain:
@@ -128,7 +142,8 @@ def has_table(text: str) -> bool:
 def _lead_label(line: _Line, first: _Line, rows: list[list[str]]) -> bool:
     """The line above a table is the first part of its first row's label."""
     return (len(line.spans) == 1 and not line.item and bool(rows[0][0])
-            and _continues(line.raw.strip()) and line.spans[0][0] <= first.spans[0][0] + 1)
+            and _continues(line.raw.strip()) and abs(line.spans[0][0] - first.spans[0][0]) <= 1
+            and line.spans[0][1] < first.spans[1][0])
 
 
 def _describe(line: str) -> _Line:
@@ -166,6 +181,8 @@ def _table_at(lines: list[str], info: list[_Line], i: int) -> tuple[int, list[li
         if info[k].gapped:
             gapped.append(k)
         k += 1
+    if len(gapped) < MIN_ROWS or not _separators([info[g] for g in gapped[:MIN_ROWS]]):
+        return None  # a table holds its first two gapped lines: no columns there, no table
     for _ in range(MAX_RETRIES):  # bounded: a long run of prose is tried a few times only
         if len(gapped) < MIN_ROWS:
             break
@@ -209,19 +226,31 @@ def _column(span: tuple[int, int], seps: list[tuple[int, int]]) -> int | None:
     return k if k == len(seps) or span[1] <= seps[k][1] else None
 
 
-def _fits(line: _Line, seps: list[tuple[int, int]]) -> bool:
-    return all(_column(sp, seps) is not None for sp in line.spans)
+def _fits(line: _Line, seps: list[tuple[int, int]], left: int) -> bool:
+    """The line's words stay inside the columns and do not start left of the table."""
+    return line.spans[0][0] >= left - 1 and all(_column(sp, seps) is not None
+                                                for sp in line.spans)
 
 
 def _extent(info: list[_Line], gapped: list[int], seps, limit: int) -> int:
     """End of the table: after the last gapped line, plus wrapped-cell lines that fit the
     columns; a line between gapped lines that does not fit ends the table before it."""
     end = gapped[0] + 1
+    left = min(info[g].spans[0][0] for g in gapped)
     for j in range(gapped[0] + 1, limit):
-        if j > gapped[-1] + MAX_BETWEEN or not _fits(info[j], seps):
+        if j > gapped[-1] + MAX_BETWEEN or not _fits(info[j], seps, left):
             break
+        if j > gapped[-1] and not _wraps(info[j - 1], info[j], seps):
+            break  # after the last row only wrapped cells: a short line there is text
         end = j + 1
     return end
+
+
+def _wraps(above: _Line, line: _Line, seps) -> bool:
+    """`line` continues a cell of the line above: its first column is empty, or its label
+    starts in lower case, or the label above ends in "und", "-", ","."""
+    first = _cells(line, seps)[0]
+    return not first or first[:1].islower() or _continues(_cells(above, seps)[0])
 
 
 def _cells(line: _Line, seps: list[tuple[int, int]]) -> list[str]:
@@ -263,7 +292,7 @@ def _continues(label: str) -> bool:
     if not label:
         return False
     last = label.split()[-1].casefold()
-    return label.endswith(("-", ",")) or last in _JOIN_AFTER
+    return bool(re.search(r"\w-$", label)) or label.endswith(",") or last in _JOIN_AFTER
 
 
 def _join(a: str, b: str) -> str:
@@ -284,14 +313,32 @@ def _plausible(rows: list[list[str]], lines: list[str]) -> bool:
         return False
     if sum(_CODE.search(x) is not None for x in lines) * 3 >= len(lines):
         return False
-    if any(c.startswith(("#", "//")) for r in rows for c in r[1:]):
+    if any(c.startswith(("#", "//", "/*")) for r in rows for c in r[1:]):
         return False  # aligned comments after code
+    if sum(1 for r in full if not any(ch.isalnum() for ch in r[0])) * 2 >= len(full):
+        return False  # quote bars, markers: no row labels
     if sum(_spread(line) for line in lines) * 2 >= len(lines):
         return False
-    breaks = sum(1 for r in full for a, b in zip(r, r[1:])
-                 if a and b and _SENTENCE_END.search(a) and len(a.split()) >= 3
-                 and b[:1].isupper() and len(b.split()) >= 3)
-    return breaks * 2 < len(full)
+    if any(_BARS.search(c) for c in cells):
+        return False  # a table drawn with bars or box lines is read as such (Markdown, candidates)
+    pairs = [(a, b) for r in full for a, b in zip(r, r[1:]) if a and b]
+    if sum(_sentence_break(a, b) for a, b in pairs) * 3 >= len(full):
+        return False  # sentences split at two spaces after a full stop
+    return sum(_flows(a, b) for a, b in pairs) * 2 < len(pairs)  # justified prose
+
+
+def _sentence_break(a: str, b: str) -> bool:
+    b = b.lstrip("(\"'„“»")
+    return bool(_SENTENCE_END.search(a)) and b[:1].isupper() and (
+        len(b.split()) >= 3 or len(a.split()) >= 2 and len(b.split()) >= 2)
+
+
+def _flows(a: str, b: str) -> bool:
+    """The text reads on from one cell into the next: a sentence broken at a wide space."""
+    last = a.split()[-1].strip("\"'()„“”").casefold()
+    return (last in _FUNCTION_WORDS or a.endswith(",") or b.split()[0].casefold() in _FUNCTION_WORDS
+            or (b[:1].islower() and a[-1:].islower() and len(a.split()) >= 2
+                and len(b.split()) >= 2))
 
 
 def _spread(line: str) -> bool:
