@@ -131,6 +131,7 @@ def test_numbers_only_columns_are_a_table_and_no_number_is_lost():
     "    off_t last;                 /* totout value of last access point */",
     "#define strcasecmp  stricmp\n#define strncasecmp  strnicmp",
     "INSTALL  ?= install\nRM       ?= rm -f",
+    "grep                           \\\n  -E                           \\\n  'API_EXPERIMENTAL'   \\",
     "| NearForm     | Matteo          | 2021-Oct-12  |\n"
     "| Datadog      | Bryan           | 2022-Jan-10  |",
     "│ protocol │  │ username │ password │\n├──────────┴──┼──────────┴──────────┤",

@@ -46,7 +46,7 @@ _CODE = re.compile(
     r"class |import |from \S+ import|return\b|"
     r"(?:if|for|while)\s*\(|(?:let|var|const|function|public|private|static)\s)"
     r"|[{};]\s*$|\s(?:=|==|!=|:=|\+=|\?=|->|=>|&&|\|\|)\s|\w\([^)]*\)\s*(?:$|[;{:])"
-    r"|\s(?:#|//)\s|/\*|\*/|;\s*$")
+    r"|\s(?:#|//)\s|/\*|\*/|;\s*$|\s\\$")
 _SENTENCE_END = re.compile(r"[.!?]$")
 _BARS = re.compile(r"[|\u2500-\u257f]")  # "|" and box-drawing characters
 _FUNCTION_WORDS = frozenset({
