@@ -39,7 +39,6 @@ MAX_RETRIES = 4  # columns broken by the last lines of a run: so many shorter ru
 MAX_FAILURES = 100
 TAB_SIZE = 8
 
-_GAP = re.compile(r"(?<=\S)(?: {2,}|[ \t]*\t[ \t]*)(?=\S)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•·▪◦‣○■□➢✓–]|\(?\d{1,3}[.)]|\(\d{1,3}\)|[a-z]\))\s")
 _CODE = re.compile(
     r"^\s*(?:\$ |>>> |#\s|#[A-Za-z]+\b|//|/\*|--\s|\./|(?:echo|sudo|cd|export)\s|def |"
@@ -133,10 +132,6 @@ def table_blocks(text: str, **block_args) -> list[Block]:
         else:
             out.append(Block(body, preformatted=True, kind="table", **block_args))
     return out
-
-
-def has_table(text: str) -> bool:
-    return any(p.rows is not None for p in split_tables(text))
 
 
 def _lead_label(line: _Line, first: _Line, rows: list[list[str]]) -> bool:
