@@ -244,3 +244,30 @@ def test_reproduction_the_cost_of_ventilation_is_its_own_row(answer_rs):
     msg = _ask(answer_rs, "Was kostet die Lüftung und Zugangssicherung beim Hochbehälter?")
     assert "87.000,00 EUR" in msg.content, msg.content
     assert "Lüftung und Zugangssicherung" in msg.content and "158.000" not in msg.content
+
+
+def test_on_the_sample_corpus_only_table_text_changes_and_no_character_is_lost():
+    """Every sample document with and without table detection: the same characters (only
+    spaces, line breaks and bars differ), and only documents with a table span differ."""
+    from unittest import mock
+
+    from backend.ingest.extract.aligned import Piece
+    from eval.answers import squash
+
+    def plain(text):
+        return [Piece(text.replace("\r\n", "\n").split("\n"))]
+
+    changed = set()
+    for path in sorted(SAMPLES.iterdir()) + sorted((SAMPLES.parent / "samples_v2").iterdir()):
+        on = normalise(extract(path.read_bytes(), path.name))
+        with mock.patch("backend.ingest.extract.aligned.split_tables", plain), \
+                mock.patch("backend.ingest.extract.markdown.split_tables", plain), \
+                mock.patch("backend.ingest.extract.pdf.page_tables", lambda page, lines: []):
+            off = normalise(extract(path.read_bytes(), path.name))
+        assert squash(on.text) == squash(off.text), path.name
+        if on.text != off.text:
+            changed.add(path.name)
+            assert len([s for s in on.spans if s.kind == "table"]) > \
+                len([s for s in off.spans if s.kind == "table"]), path.name
+    assert changed == {"protokoll_werkausschuss_2024-03-12.txt", "annual_report_2023.pdf",
+                       "lumen_handbuch.pdf"}
