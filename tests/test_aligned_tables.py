@@ -232,6 +232,9 @@ def test_a_row_is_quoted_with_its_label_and_the_header_years():
     costs = Evidence(n=1, text="Lüftung und Zugangssicherung: | 87.000,00 EUR\n"
                      "Summe netto: | 1.565.000,00 EUR", document="Protokoll")
     assert candidates([costs])[0].text == "Lüftung und Zugangssicherung: 87.000,00 EUR."
+    captioned = Evidence(n=1, text="Anlage 1: Kostenaufstellung\n\nSumme netto: | "
+                         "1.565.000,00 EUR\nSumme brutto: | 1.862.350,00 EUR", document="Protokoll")
+    assert candidates([captioned])[0].previous == "Anlage 1: Kostenaufstellung"
     figures = Evidence(n=1, text="Key figure | 2023 | 2022\nRevenue | EUR 84.6 million | "
                        "EUR 79.1 million", document="Annual report")
     assert candidates([figures])[0].text == \
@@ -244,6 +247,10 @@ def test_reproduction_the_cost_of_ventilation_is_its_own_row(answer_rs):
     msg = _ask(answer_rs, "Was kostet die Lüftung und Zugangssicherung beim Hochbehälter?")
     assert "87.000,00 EUR" in msg.content, msg.content
     assert "Lüftung und Zugangssicherung" in msg.content and "158.000" not in msg.content
+    # the caption "Anlage 1: Kostenaufstellung Sanierung Hochbehälter Eichberg" counts for
+    # the row, which beats the award decision's sentence naming the gross price
+    msg = _ask(answer_rs, "Wie hoch ist die Umsatzsteuer für die Sanierung des Hochbehälters?")
+    assert msg.content.startswith("Umsatzsteuer 19 %: 297.350,00 EUR."), msg.content
 
 
 def test_on_the_sample_corpus_only_table_text_changes_and_no_character_is_lost():

@@ -7,6 +7,8 @@ separated by blank lines):
   follows (so "§ 7 Löschfristen" helps the rows below it);
 * table rows ("a | b | c") become one candidate each, shown with the header labels
   ("Datenkategorie: Viertelstündliche Messwerte; Löschfrist: 3 Jahre nach Erhebung; …");
+  the heading above the table is their previous text, so a caption such as "Anlage 1:
+  Kostenaufstellung Sanierung Hochbehälter Eichberg" counts for every row;
 * label lines ("Vorsitz: Bürgermeister Thomas Reinhardt") are candidates of their own, also
   when the extractor joined several onto one line;
 * list items and paragraphs are split into sentences; each sentence keeps the previous one
@@ -145,7 +147,7 @@ def _from_source(e: Evidence) -> list[Candidate]:
             for row in rows[1:] if header else rows:
                 cells = _cells(row)
                 add("row", _row_text(cells, header), " ".join(cells),
-                    f"{heading} {' '.join(header or [])}")
+                    f"{heading} {' '.join(header or [])}", heading)
             continue
         paragraph: list[str] = []
         for ln in lines + [""]:

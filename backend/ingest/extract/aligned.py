@@ -153,13 +153,14 @@ def _describe(line: str) -> _Line:
 
 def _expand(line: str) -> str:
     """Tabs to the next stop, but at least two spaces: a tab always separates cells."""
-    out = []
+    if "\t" not in line:
+        return line.rstrip()
+    out: list[str] = []
+    col = 0
     for ch in line.rstrip():
-        if ch == "\t":
-            n = TAB_SIZE - len("".join(out)) % TAB_SIZE
-            out.append(" " * max(2, n))
-        else:
-            out.append(ch)
+        piece = " " * max(2, TAB_SIZE - col % TAB_SIZE) if ch == "\t" else ch
+        out.append(piece)
+        col += len(piece)
     return "".join(out)
 
 
