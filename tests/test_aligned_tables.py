@@ -169,7 +169,7 @@ def test_markdown_aligned_table_pipe_table_and_indented_code(tmp_path):
     assert any("make install" in b.text and b.kind is None for b in raw.blocks)
 
 
-def _table_pdf(rows, wrap=None) -> bytes:
+def _table_pdf(rows, wrap=None, step=7.0) -> bytes:
     """A PDF whose table cells are placed at column x positions (no drawn grid), as report
     generators do; `wrap` puts a second line under a cell: (row, column, text)."""
     from fpdf import FPDF
@@ -189,7 +189,7 @@ def _table_pdf(rows, wrap=None) -> bytes:
             y += 5
             pdf.set_xy((10, 80, 140)[wrap[1]], y)
             pdf.cell(50, 6, wrap[2])
-        y += 7
+        y += step
     pdf.set_xy(10, y + 6)
     pdf.multi_cell(180, 6, "Die Summe wurde geprüft. Der Ausschuss stimmte einstimmig zu.")
     return bytes(pdf.output())
@@ -207,6 +207,16 @@ def test_pdf_aligned_table_becomes_rows_with_a_wrapped_cell_joined():
     assert tables[0].page == 1
     texts = [b.text for b in raw.blocks if b.kind is None]
     assert texts[0].startswith("Die folgende Übersicht") and texts[-1].startswith("Die Summe")
+
+
+def test_pdf_rows_spaced_wider_than_lines_are_one_table():
+    """Layout mode puts blank lines between rows 12 mm apart (11 pt text)."""
+    rows = [("Gewerk", "Netto", "Brutto"), ("Baustelle", "96.000 EUR", "114.240 EUR"),
+            ("Lüftung", "87.000 EUR", "103.530 EUR")]
+    raw = extract(_table_pdf(rows, step=12.0), "kosten.pdf")
+    assert [b.text for b in raw.blocks if b.kind == "table"] == [
+        "Gewerk | Netto | Brutto\nBaustelle | 96.000 EUR | 114.240 EUR\n"
+        "Lüftung | 87.000 EUR | 103.530 EUR"]
 
 
 def test_pdf_with_a_single_aligned_line_has_no_table():

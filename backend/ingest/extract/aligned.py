@@ -119,6 +119,25 @@ def split_tables(text: str) -> list[Piece]:
     return pieces
 
 
+def close_row_gaps(text: str) -> str:
+    """Blank lines between two gapped lines removed: a PDF in layout mode puts blank lines
+    between table rows that are spaced wider than the text's lines."""
+    lines = text.split("\n")
+    gapped = [_describe(x).gapped for x in lines]
+    keep = []
+    last = None  # gapped flag of the last non-blank line
+    for k, line in enumerate(lines):
+        if line.strip():
+            keep.append(line)
+            last = gapped[k]
+            continue
+        nxt = next((gapped[j] for j in range(k + 1, min(len(lines), k + 4))
+                    if lines[j].strip()), None)
+        if not (last and nxt):
+            keep.append(line)
+    return "\n".join(keep)
+
+
 def table_blocks(text: str, **block_args) -> list[Block]:
     """Blocks of one paragraph: its table pieces as table blocks (preformatted, kind "table"),
     the text around them as ordinary blocks."""

@@ -172,11 +172,12 @@ def _breaks(prev: Line, line: Line, prev_level, level, stats: LayoutStats, width
 def page_tables(page, lines: list[Line]) -> list[tuple[int, int, list[list[str]]]]:
     """Tables of one page as (first line, end line, rows) over `lines`. The visitor's lines
     carry no column positions, so the page is read once more in pypdf's layout mode, which
-    places the text on a character grid; aligned columns there (aligned.py) become rows. A
+    places the text on a character grid; aligned columns there (aligned.py) become rows, also
+    when the rows are spaced wider than lines (layout mode puts blank lines between them). A
     table counts only when the same characters, in any order, make a run of `lines` — the
     plain reading order of a wrapped cell differs ("Employees at" / "year-end 264 251") —
     so a layout reading that differs from the text layer changes nothing."""
-    from .aligned import split_tables
+    from .aligned import close_row_gaps, split_tables
 
     try:
         layout = page.extract_text(extraction_mode="layout") or ""
@@ -184,7 +185,7 @@ def page_tables(page, lines: list[Line]) -> list[tuple[int, int, list[list[str]]
         return []
     found = []
     pos = 0
-    for piece in split_tables(clean_chars(layout)):
+    for piece in split_tables(close_row_gaps(clean_chars(layout))):
         if piece.rows is None:
             continue
         span = _match_lines(lines, piece.lines, piece.rows, pos)
