@@ -288,3 +288,14 @@ def test_on_the_sample_corpus_only_table_text_changes_and_no_character_is_lost()
                 len([s for s in off.spans if s.kind == "table"]), path.name
     assert changed == {"protokoll_werkausschuss_2024-03-12.txt", "annual_report_2023.pdf",
                        "lumen_handbuch.pdf"}
+
+
+def test_a_failing_table_detection_keeps_the_pdf_text_with_a_warning(monkeypatch):
+    def broken(page, lines):
+        raise ValueError("layout reading broke")
+
+    monkeypatch.setattr("backend.ingest.extract.pdf.page_tables", broken)
+    raw = extract(_table_pdf([("Ort", "Rathaus", "Saal 1"), ("Zeit", "17 Uhr", "2 h")]), "x.pdf")
+    assert any("Rathaus" in b.text for b in raw.blocks)
+    assert raw.metadata["warnings"] == [
+        "page 1: tables not detected (ValueError: layout reading broke); its text is kept"]

@@ -124,7 +124,8 @@ def _extract_pdf(data: bytes, filename: str, max_chars: int | None,
     blocks = []
     for number, lines in enumerate(page_lines, start=1):
         if lines:
-            tables = [] if number in ocr_pages else page_tables(pages[number - 1], lines)
+            tables = [] if number in ocr_pages else _tables(pages[number - 1], lines, number,
+                                                            warnings)
             blocks += _page_blocks(number, lines, tables,
                                    ocr_stats if number in ocr_pages else text_stats, not outline)
     if warnings:
@@ -136,6 +137,16 @@ def _extract_pdf(data: bytes, filename: str, max_chars: int | None,
         metadata=meta,
         page_count=len(pages),
     )
+
+
+def _tables(page, lines: list[Line], number: int, warnings: list[str]):
+    """The page's aligned tables; a failure of the detection costs the rows, not the page."""
+    try:
+        return page_tables(page, lines)
+    except Exception as exc:
+        log.debug("table detection on page %s failed", number, exc_info=True)
+        warnings.append(f"page {number}: tables not detected ({_reason(exc)}); its text is kept")
+        return []
 
 
 def _page_blocks(number: int, lines: list[Line], tables, stats, headings: bool) -> list[Block]:
