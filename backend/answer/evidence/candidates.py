@@ -7,6 +7,8 @@ separated by blank lines):
   follows (so "§ 7 Löschfristen" helps the rows below it);
 * table rows ("a | b | c") become one candidate each, shown with the header labels
   ("Datenkategorie: Viertelstündliche Messwerte; Löschfrist: 3 Jahre nach Erhebung; …");
+  the heading above the table is their previous text, so a caption such as "Anlage 1:
+  Kostenaufstellung Sanierung Hochbehälter Eichberg" counts for every row;
 * label lines ("Vorsitz: Bürgermeister Thomas Reinhardt") are candidates of their own, also
   when the extractor joined several onto one line;
 * list items and paragraphs are split into sentences; each sentence keeps the previous one
@@ -23,6 +25,7 @@ from backend.ingest.language import detect_language
 from backend.llm.base import Evidence
 
 MIN_CHARS = 12
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
 _END = (".", "!", "?", ":", ";", ")", '"', "“", "”")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _FIELD_START = re.compile(r"^[A-ZÄÖÜ][\w./()-]*(?: [\w./()-]+){0,3}: \S")
@@ -75,11 +78,23 @@ def _is_heading(block: str, first: bool) -> bool:
 
 
 def _row_text(cells: list[str], header: list[str] | None) -> str:
+    """Cells with their header labels; a label cell that ends with a colon (an aligned
+    "Summe netto:   1.565.000,00 EUR" line) reads on into its value."""
     if header and len(header) == len(cells):
         parts = [f"{h}: {c}" if h and c else c for h, c in zip(header, cells)]
     else:
         parts = cells
-    return "; ".join(p for p in parts if p) + "."
+    out = ""
+    for p in (p for p in parts if p):
+        out += p if not out else (" " if out.endswith(":") else "; ") + p
+    return out + "."
+
+
+def _is_header(cells: list[str]) -> bool:
+    """The first row of a table is its header unless it holds figures; years are labels
+    ("Key figure | 2023 | 2022")."""
+    return not any(re.search(r"\d", c) and not _YEAR.match(c) for c in cells) \
+        and not all(_YEAR.match(c) for c in cells)
 
 
 def candidates(evidence: list[Evidence]) -> list[Candidate]:
@@ -124,15 +139,15 @@ def _from_source(e: Evidence) -> list[Candidate]:
             if not lines[0].rstrip().endswith(_END):  # a flattened table line
                 add("line", lines[0], lines[0], heading)
                 continue
-        rows = [ln for ln in lines if _is_row(ln)]
-        if rows and len(rows) == len(lines):
+        rows = [ln for ln in lines if "|" in ln]  # a row of one filled cell stays a row
+        if rows and len(rows) == len(lines) and any(_is_row(ln) for ln in rows):
             header = _cells(rows[0]) if len(rows) >= 2 else None
-            if header and any(re.search(r"\d", c) for c in header):
+            if header and not _is_header(header):
                 header = None  # a data row (the chunk starts inside a table)
             for row in rows[1:] if header else rows:
                 cells = _cells(row)
                 add("row", _row_text(cells, header), " ".join(cells),
-                    f"{heading} {' '.join(header or [])}")
+                    f"{heading} {' '.join(header or [])}", heading)
             continue
         paragraph: list[str] = []
         for ln in lines + [""]:
