@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.evidence.candidates import candidates
+from backend.answer.evidence.candidates import candidates
 from backend.ingest.extract import extract
 from backend.ingest.extract.aligned import split_tables
 from backend.ingest.normalise import normalise
