@@ -59,6 +59,7 @@ DOCUMENT_ACTIVATE = "document.activate"
 DOCUMENT_DELETE = "document.delete"
 DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
 DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
+DOCUMENT_CITED = "document.cited"  # the container of a citation's cited place
 DOCUMENT_LINKED = "document.linked"  # (version, section) of the URL last applied
 DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat answers' text
 
@@ -137,6 +138,7 @@ DEBUG_RESULT_A = "debug.result_a"
 DEBUG_RESULT_B = "debug.result_b"
 DEBUG_PAST = "debug.past"
 DEBUG_FORM = "debug.form"
+DEBUG_FILLED = "debug.filled"  # the trace whose question was put into the query field
 DEBUG_PARAM = "debug.param"  # + "." + config letter + "." + parameter name
 DEFAULTS.update({DEBUG_COMPARE: False, DEBUG_RESULT_A: None, DEBUG_RESULT_B: None})
 
