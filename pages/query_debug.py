@@ -46,12 +46,9 @@ if trace_id and (st.session_state.get(K.DEBUG_RESULT_A) or {}).get("trace", {}).
         st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = loaded, None
     except NotFound as e:  # none with that id, or another user's: the same message
         st.error(md_escape(str(e)))
-if trace_id and st.session_state.get(K.DEBUG_FILLED) != trace_id:  # a chat's trace link:
-    asked = st.query_params.get("q") or (st.session_state.get(K.DEBUG_RESULT_A) or {}).get(
-        "query")  # the question goes into the query field, to rerun it with other settings
-    if asked:
-        st.session_state[K.DEBUG_QUERY] = asked[:10000]
-    st.session_state[K.DEBUG_FILLED] = trace_id
+asked = st.query_params.get("q")  # a chat's trace link: its question, to rerun it
+if trace_id and asked and not st.session_state.get(K.DEBUG_QUERY):  # (every run until the
+    st.session_state[K.DEBUG_QUERY] = asked[:10000]  # first search: a rerun cannot lose it)
 
 choices = debug.filter_choices(rs, scope=current_scope())
 
@@ -108,7 +105,7 @@ if go_button:
     st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = res_a, res_b
     if res_a:
         st.query_params["trace"] = res_a["trace"]["id"]
-        st.session_state[K.DEBUG_FILLED] = res_a["trace"]["id"]  # the query stays as typed
+    st.query_params.pop("q", None)  # the query field holds what was searched now
 
 with st.expander("Past traces"):
     past = debug.past_traces(rs, actor=actor)

@@ -79,3 +79,29 @@ def test_trace_link_fills_the_question_and_lists_the_cited_sources(app, asked, s
     assert at.text_input(key=K.DEBUG_QUERY).value == QUESTION
     cited = [m for m in _markdown(at) if m.startswith("**Cited in the answer:**")]
     assert cited and f"\\[{src['n']:d}\\] {md_escape(src['title'])}" in cited[0]
+
+
+def test_a_crawled_page_opens_as_its_stored_copy_with_the_web_link(asked, shared_embedder):
+    from backend.access import Actor
+    from backend.ingest.service import Ingestor
+    from backend.ui.citations import cited_place
+
+    data = asked[0]
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = shared_embedder
+    page = (b"<html><body><main><h1>Fares</h1><p>A day ticket costs 7.90 euros.</p>"
+            b"<p>Children under six travel free.</p></main></body></html>")
+    out = Ingestor(rs).ingest_bytes(page, "fares.html", collection="web", source_kind="crawl",
+                                    source_uri="https://transit.example/fares")
+    assert out.ok, out.error
+    with rs.store.session() as s:
+        from backend.store.models import DocumentVersion
+
+        text = s.get(DocumentVersion, out.version_id).text
+    a = text.index("Children under six")
+    place = cited_place(rs, Actor.system("tests"), out.document_id, None, a,
+                        a + len("Children under six travel free."))
+    rs.close()
+    assert place.kind == "web" and place.web_url == "https://transit.example/fares"
+    assert ":orange-background[**Children under six travel free\\.**]" in place.excerpt_md
+    assert "A day ticket costs 7\\.90 euros\\." in place.excerpt_md  # the text around it

@@ -255,3 +255,14 @@ def test_preview_of_a_non_pdf_is_422_naming_the_format(env):
     assert r.status_code == 422
     assert "PDF documents only" in r.json()["error"]["message"] and "MD" in \
         r.json()["error"]["message"]
+
+
+def test_a_deleted_or_hidden_documents_source_keeps_nothing_of_its_text(env):
+    from backend.store.redact import OUTSIDE_LABEL, scrub_sources
+
+    src = _cited_pdf_source(env)
+    for label in ({}, {"label": OUTSIDE_LABEL}):
+        out = scrub_sources([src], {src["document_id"]}, **label)[0]
+        assert out["n"] == src["n"] and (out.get("deleted") or out.get("hidden"))
+        for key in ("passage", "quote", "quote_offsets", "preview_url", "section", "page"):
+            assert not out[key], key

@@ -147,6 +147,7 @@ def cited_place(rs, actor, doc_id: int, version: int | None, quote_start: int,
     """The cited place of document `doc_id` (NotFound outside the actor's scope)."""
     from backend import access, navigation
     from backend.chat import preview
+    from backend.ingest.dedup import base_source
 
     scope = access.scope_of(rs, actor)
     with rs.store.session() as s:
@@ -166,6 +167,7 @@ def cited_place(rs, actor, doc_id: int, version: int | None, quote_start: int,
     b = len(text) if b < 0 else b
     md = (("…  \n" if a else "") + passage_markdown(text[a:b], (quote_start - a, quote_end - a))
           + ("  \n…" if b < len(text) else ""))
+    uri = base_source(uri or "")
     web = uri if kind == "crawl" and uri.startswith(("http://", "https://")) else ""
     return CitedPlace("web" if web else "text", number, page, excerpt_md=md, quote=quote,
                       web_url=web)

@@ -138,7 +138,6 @@ DEBUG_RESULT_A = "debug.result_a"
 DEBUG_RESULT_B = "debug.result_b"
 DEBUG_PAST = "debug.past"
 DEBUG_FORM = "debug.form"
-DEBUG_FILLED = "debug.filled"  # the trace whose question was put into the query field
 DEBUG_PARAM = "debug.param"  # + "." + config letter + "." + parameter name
 DEFAULTS.update({DEBUG_COMPARE: False, DEBUG_RESULT_A: None, DEBUG_RESULT_B: None})
 
