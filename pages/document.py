@@ -7,8 +7,8 @@ from backend import classification as classes
 from backend import documents as docs
 from backend.errors import NotFound
 from backend.ui import citations as cites
-from backend.ui.citations import place_markdown
 from backend.ui import state as K
+from backend.ui.citations import place_markdown
 from pages._common import (
     safe_text,
     allowed,
