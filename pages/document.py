@@ -7,7 +7,9 @@ from backend.services import classification as classes
 from backend.services import documents as docs
 from backend.services import document_actions
 from backend.errors import NotFound
+from backend.ui import citations as cites
 from backend.ui import state as K
+from backend.ui.citations import place_markdown
 from pages._common import (
     safe_text,
     allowed,
@@ -42,6 +44,40 @@ except NotFound as e:
     st.stop()
 
 st.subheader(md_escape(safe_text(d.title or d.filename)), anchor=False)
+
+
+def _number(name: str) -> int | None:
+    v = st.query_params.get(name)
+    return int(v) if v and v.isdigit() else None
+
+
+def _cited_place() -> None:
+    """A chat citation's "Open in document" (?quote_start=&quote_end=&page=&version_number=):
+    the cited place first, a PDF page with the quote boxed, else the text around it."""
+    start, end = _number("quote_start"), _number("quote_end")
+    if start is None or end is None or _number("cited") != d.id:
+        return
+    place = show_errors(lambda: cites.cited_place(rs, current_actor(), d.id,
+                                                  _number("version_number"), start, end,
+                                                  _number("page")))
+    if place is None:
+        return
+    with st.container(border=True, key=K.DOCUMENT_CITED):
+        st.markdown(f"**Cited place** · version {place.version:d}"
+                    + (f" · page {place.page:d} of {place.pages:d}" if place.pages else ""))
+        if place.kind == "pdf":
+            st.image(place.png, caption="The quote is boxed in yellow.", output_format="PNG")
+        else:
+            with st.container(height=360):
+                st.markdown(place_markdown(place))
+        if place.web_url:
+            st.link_button("Open the web page", place.web_url, icon=":material/language:")
+            st.caption("Above: the stored copy of the page, as it was crawled.")
+        for note in place.notes:
+            st.info(md_escape(note))
+
+
+_cited_place()
 m = st.columns(4)
 m[0].metric("Status", md_escape(d.status))
 m[1].metric("Type", md_escape(d.doc_type))

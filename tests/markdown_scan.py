@@ -32,6 +32,10 @@ SAFE_HELPERS = {
     "highlight_markdown": "keyword snippets: md_escape'd text plus the index's <b> marks",
     "md_link": "escaped label; http(s) or relative URL, percent-encoded",
     "stage_line": "numbers only (backend/retrieval/report.py)",
+    "cited_markdown": "answer_markdown with each [n] a link of numbers (backend/ui/citations.py)",
+    "source_heading": "md_escape'd title, section path; page as a number",
+    "source_passage_markdown": "md_escape'd passage, the quote in a colour directive",
+    "place_markdown": "md_escape'd document text around a quote in a colour directive",
     "diff_markdown": "version diff: md_escape'd text in colour directives (backend/analysis/views.py)",
 }
 NUMERIC_FUNCS = {"len", "int", "float", "round", "sum", "abs", "bool"}

@@ -4,6 +4,7 @@ rename/delete/settings work, a deleted session's URL says so and offers a new se
 input is refused; the costs page draws its charts and offers the CSV."""
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -213,7 +214,8 @@ def test_document_links_images_and_urls_in_an_extractive_answer_stay_text(
         mine = [c for c in CONSTRUCTS if c in answer.content]
         quoted |= set(mine)
         el = _answer_element(at, " ".join(answer.content.split()[:4]))
-        assert hazards(el.value) == [], el.value
+        assert hazards(el.value, citation_links=True) == [], el.value
+        assert re.search(r"\[\\\[\d+\\\]\]\(document\?doc=\d+", el.value)  # [n]: a link
         shown = rendered_text(el.value)
         assert all(c in shown for c in mine), shown  # shown literally, as text
     assert len(quoted) >= 5, quoted  # the answers quote the hostile sentences
@@ -230,6 +232,6 @@ def test_a_model_answer_keeps_its_markdown_but_not_document_links(monkeypatch, d
     at = page(monkeypatch, data, "chat", session=sess.uuid)
     stored = service.messages(sess.uuid, scope=EVERYTHING)[1].content
     el = _answer_element(at, "## Summary")
-    assert "](http://" in stored and hazards(el.value) == [], el.value
+    assert "](http://" in stored and hazards(el.value, citation_links=True) == [], el.value
     assert {"heading_open", "strong_open", "bullet_list_open", "table_open"} <= \
         token_types(el.value)

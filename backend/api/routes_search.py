@@ -66,13 +66,7 @@ def _events(events: Iterator) -> Iterator[str]:
             elif isinstance(ev, Fallback):
                 yield _sse("notice", {"message": ev.notice})
             elif isinstance(ev, Answered):
-                m = ev.message
-                yield _sse("answer", {
-                    "session": ev.session.uuid, "message_id": m.id, "text": m.content,
-                    "citations": m.citations,
-                    "sources": [serialise.public_source(s) for s in m.sources],
-                    "provider": m.provider, "model": m.model, "fallback": m.fallback,
-                    "notice": m.notice, "latency_ms": m.latency_ms})
+                yield _sse("answer", serialise.answer(ev.session.uuid, ev.message))
     except Exception as e:  # the stream has started: the error becomes the last event
         import logging
 

@@ -138,8 +138,19 @@ def job(info: JobInfo) -> dict:
 
 
 def public_source(src: dict) -> dict:
-    """A chat source without the data-dir path of its original, with links instead."""
+    """A chat source without the data-dir path of its original, with links instead. The
+    citation fields (passage, quote, quote_offsets, page, section, preview_url;
+    backend/chat/citations.py) stay as stored."""
     out = {k: v for k, v in src.items() if k != "original_path"}
     if src.get("document_id"):
         out["links"] = document_links(src["document_id"])
     return out
+
+
+def answer(session: str, m) -> dict:
+    """A stored chat answer (MessageInfo) as the ask stream's `answer` event and the
+    `answer_question` MCP tool return it."""
+    return {"session": session, "message_id": m.id, "text": m.content,
+            "citations": m.citations, "sources": [public_source(s) for s in m.sources],
+            "provider": m.provider, "model": m.model, "fallback": m.fallback,
+            "notice": m.notice, "latency_ms": m.latency_ms, "trace_id": m.trace_id}

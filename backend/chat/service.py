@@ -21,6 +21,7 @@ from sqlalchemy import Integer, func, select
 
 from backend.security.access import Scope
 from backend.answer import route as chat_route
+from backend.chat import citations as cite
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
@@ -280,10 +281,13 @@ class ChatService:
 
     def store_turn(self, uuid: str, q: str, cfg: SessionSettings, **answer) -> Answered:
         """Store a question and its answer (`answer`: the assistant message's columns) in the
-        session: the first question titles an untitled session, the answer's sources are
-        indexed for deletes (backend/chat/sources.py)."""
+        session: the first question titles an untitled session, the answer's sources get
+        their citation fields (passage, quote, offsets, page, preview; backend/chat/citations.py)
+        and are indexed for deletes (backend/chat/sources.py)."""
         with self.rs.store.session() as s:
             row = self._row(s, uuid)
+            answer["sources"] = cite.attach(s, answer.get("content") or "",
+                                            list(answer.get("sources") or []))
             now = utcnow()
             if not s.scalar(select(func.count(ChatMessage.id)).where(
                     ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:

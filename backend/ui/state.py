@@ -59,6 +59,7 @@ DOCUMENT_ACTIVATE = "document.activate"
 DOCUMENT_DELETE = "document.delete"
 DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
 DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
+DOCUMENT_CITED = "document.cited"  # the container of a citation's cited place
 DOCUMENT_LINKED = "document.linked"  # (version, section) of the URL last applied
 DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat answers' text
 
