@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,11 +177,17 @@ def report(label: str, rows: list[tuple], errors: list[str], repeat: int,
              f"- `python bench/bench_page_load.py`: N={repeat} per page, signed in as admin, "
              f"sample corpus; seconds until the page's content element is visible.",
              f"- HTTP responses >= 400 during the {repeat * len(rows)} direct loads: "
-             f"{len(errors)}" + (f" ({'; '.join(sorted(set(errors)))})" if errors else ""),
+             f"{len(errors)}" + (f" ({failures(errors)})" if errors else ""),
              "", "| page | direct median | direct p95 | sidebar median | sidebar p95 |",
              "|---|---:|---:|---:|---:|"]
     lines += [f"| {n} | {a:.2f} | {b:.2f} | {c:.2f} | {d:.2f} |" for n, a, b, c, d in rows]
     return "\n".join(lines) + "\n"
+
+
+def failures(errors: list[str]) -> str:
+    """'404 …/_stcore/health × 55, …': failed responses by status and the address's end."""
+    ends = Counter(f"{e.split()[0]} …/{'/'.join(e.split('/')[-2:])}" for e in errors)
+    return ", ".join(f"`{k}` × {n}" for k, n in sorted(ends.items()))
 
 
 def load_average() -> str:
