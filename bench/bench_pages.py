@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import backend  # noqa: E402,F401  (offline flags first)
-from backend import ui_state as K  # noqa: E402
+from backend.ui import state as K  # noqa: E402
 
 SECTION = "## Dashboard page times (issue 4)"
 DOC = ROOT / "docs" / "benchmarks.md"
