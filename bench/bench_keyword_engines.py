@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import sys
 import tempfile
@@ -64,11 +65,16 @@ def measure(n: int, n_queries: int, warmup: int, url: str, log) -> dict:
                                     request_timeout=60)
     engine.reset()
     write = {"tantivy": 0.0, "opensearch": 0.0}
+    done = 0
     for batch in chunks(n):
         for name, ix in (("tantivy", tantivy), ("opensearch", engine)):
             t0 = time.perf_counter()
             ix.add(batch)
             write[name] += time.perf_counter() - t0
+        done += len(batch)
+        if done % 100_000 == 0 and done < n:  # a bounded run that is stopped says how far it got
+            log(f"{n}: {done:,} written (tantivy {write['tantivy']:.0f} s, "
+                f"opensearch {write['opensearch']:.0f} s, load {os.getloadavg()[0]:.1f})")
     log(f"{n}: written (tantivy {write['tantivy']:.0f} s, opensearch {write['opensearch']:.0f} s)")
     assert tantivy.count() == n and engine.count() == n
     queries = make_queries(warmup + n_queries, seed=n)
@@ -129,7 +135,11 @@ def main(argv=None) -> int:
                           free_port())
         url = node.start().url
     try:
-        rows = [measure(n, a.queries, a.warmup, url, log) for n in a.sizes]
+        rows = []
+        for n in a.sizes:  # each row logged when measured: a run stopped later keeps it
+            rows.append(measure(n, a.queries, a.warmup, url, log))
+            log(json.dumps({**rows[-1], "load": os.getloadavg(), "at": dt.datetime.now(
+                dt.timezone.utc).isoformat(timespec="seconds")}))
     finally:
         if node is not None:
             node.stop()

@@ -256,9 +256,13 @@ def _stale_memberships(ing: "Ingestor", ids: list[str], report: CheckReport) -> 
     """Chunks whose stored membership tokens (in either index) differ from the store's."""
     want = memberships.expected_tokens(ing, ids)
     stale: set[str] = set()
-    for name, index in (("vector", ing.rs.vector_index), ("keyword", ing.rs.keyword_index)):
+    vec = ing.rs.vector_index
+    copies = [("vector", vec.memberships), ("keyword", ing.rs.keyword_index.memberships)]
+    if hasattr(vec, "memberships_in_log"):  # the exact-search log's copy (filtered searches)
+        copies.append(("vector log", vec.memberships_in_log))
+    for name, read in copies:
         try:
-            have = index.memberships(ids)
+            have = read(ids)
         except Exception as exc:
             report.errors.append(f"{name} index: cannot read memberships ({exc})")
             continue
