@@ -73,6 +73,55 @@ def opensearch_url(request, tmp_path_factory):
         node.stop()
 
 
+# ---- the scale-out stack (RAGSCOPE_TEST_STACK=1 python -m pytest -m stack; tests/stack_mode.py)
+def pytest_collection_modifyitems(config, items):
+    from tests import stack_mode
+
+    for item in items:
+        if stack_mode.selected(item.nodeid):
+            item.add_marker(pytest.mark.stack)
+
+
+@pytest.fixture(scope="session")
+def test_stack(search_node_build_dir):
+    """The stack of this test session (only with RAGSCOPE_TEST_STACK); stopped at the end."""
+    import shutil
+
+    from tests import stack_mode
+
+    if not stack_mode.ENABLED:
+        pytest.skip("RAGSCOPE_TEST_STACK is not set")
+    stack, root = stack_mode.start_stack(search_node_build_dir)
+    yield stack
+    stack.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _stack_scope(request):
+    from tests import stack_mode
+
+    if not stack_mode.ENABLED:
+        yield None
+        return
+    yield from stack_mode.scoped_env(stack_mode.StackResources(
+        request.getfixturevalue("test_stack")))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stack_session(request, embedding_cache_dir):
+    yield from _stack_scope(request)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stack_module(request, _stack_session):
+    yield from _stack_scope(request)
+
+
+@pytest.fixture(autouse=True)
+def _stack_test(request, _stack_module):
+    yield from _stack_scope(request)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def embedding_cache_dir(tmp_path_factory):
     """One folder for the ONNX export of the embedding model per test session, also for the
