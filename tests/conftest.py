@@ -97,29 +97,28 @@ def test_stack(search_node_build_dir):
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _stack_scope(request):
+@pytest.fixture(scope="session", autouse=True)
+def _stack_session(request, embedding_cache_dir):
     from tests import stack_mode
 
     if not stack_mode.ENABLED:
         yield None
         return
-    yield from stack_mode.scoped_env(stack_mode.StackResources(
-        request.getfixturevalue("test_stack")))
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _stack_session(request, embedding_cache_dir):
-    yield from _stack_scope(request)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _stack_module(request, _stack_session):
-    yield from _stack_scope(request)
+    resources = stack_mode.StackResources(request.getfixturevalue("test_stack"))
+    mp = pytest.MonkeyPatch()
+    stack_mode.patch_settings(mp, resources)
+    yield resources
+    mp.undo()
+    resources.drop_under(None)
 
 
 @pytest.fixture(autouse=True)
-def _stack_test(request, _stack_module):
-    yield from _stack_scope(request)
+def _stack_test(request, _stack_session):
+    """After a test: drop the stack's databases/collections of its own tmp_path."""
+    yield
+    tmp = request.node.funcargs.get("tmp_path") if hasattr(request.node, "funcargs") else None
+    if _stack_session is not None and tmp is not None:
+        _stack_session.drop_under(tmp)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,10 +6,10 @@
 starts `python -m backend stack` once for the session (PostgreSQL, a Chroma server, the
 OpenSearch node, 2 API workers, dashboard, crawl scheduler; all on free 127.0.0.1 ports,
 `backend.stack.Stack`) and runs every test marked `stack` with its settings pointing at
-those servers: each test — and each module- and session-wide fixture — gets its own
-PostgreSQL database, Chroma collection and OpenSearch index prefix through the
-`RAGSCOPE_*` environment (a `Settings(...)` of the test reads it), dropped again when that
-scope ends. The API tests' corpus (`api_env`, tests/api_support.py) goes into the stack's own
+those servers: each data dir a test opens (`Settings(data_dir=...)`) gets its own PostgreSQL
+database, Chroma collection and OpenSearch index prefix, found again whenever that data dir
+is opened again (`patch_settings`); a test's are dropped after it, the session's and the
+modules' at the end. The API tests' corpus (`api_env`, tests/api_support.py) goes into the stack's own
 store instead, and their requests go over HTTP to the stack's API workers. Without
 RAGSCOPE_TEST_STACK the same tests run embedded as always."""
 from __future__ import annotations
@@ -45,7 +45,9 @@ def selected(nodeid: str) -> bool:
 
 
 class StackResources:
-    """Creates and drops the per-scope database, collection and index prefix on the stack."""
+    """Per data dir, a database, a Chroma collection and an OpenSearch index prefix on the
+    stack: a data dir the tests open again (a module's corpus reopened per test) finds its
+    store and indexes again, as an embedded data dir would."""
 
     def __init__(self, stack):
         self.stack = stack
@@ -53,6 +55,7 @@ class StackResources:
         self.pg = f"postgresql+psycopg://postgres@127.0.0.1:{p['postgres']}"
         self.chroma = f"http://127.0.0.1:{p['chroma']}"
         self.opensearch = f"http://127.0.0.1:{p['search']}"
+        self.by_dir: dict[Path, str] = {}
 
     def _sql(self, statement: str) -> None:
         from sqlalchemy import create_engine, text
@@ -64,20 +67,27 @@ class StackResources:
         finally:
             admin.dispose()
 
-    def create(self) -> tuple[str, dict[str, str]]:
-        tag = uuid.uuid4().hex[:12]
-        self._sql(f'CREATE DATABASE "rs_{tag}"')
-        return tag, {
-            "RAGSCOPE_DATABASE_URL": f"{self.pg}/rs_{tag}",
-            "RAGSCOPE_CHROMA_URL": self.chroma,
-            "RAGSCOPE_CHROMA_COLLECTION": f"t_{tag}",
-            "RAGSCOPE_KEYWORD_BACKEND": "opensearch",
-            "RAGSCOPE_OPENSEARCH_URL": self.opensearch,
-            "RAGSCOPE_OPENSEARCH_INDEX_PREFIX": f"t{tag}",
-        }
+    def settings_for(self, data_dir) -> dict[str, str]:
+        """The server settings of this data dir (created at first sight)."""
+        key = Path(data_dir).resolve()
+        tag = self.by_dir.get(key)
+        if tag is None:
+            tag = uuid.uuid4().hex[:12]
+            self._sql(f'CREATE DATABASE "rs_{tag}"')
+            self.by_dir[key] = tag
+        return {"database_url": f"{self.pg}/rs_{tag}", "chroma_url": self.chroma,
+                "chroma_collection": f"t_{tag}", "keyword_backend": "opensearch",
+                "opensearch_url": self.opensearch, "opensearch_index_prefix": f"t{tag}"}
+
+    def drop_under(self, root: Path | None = None) -> None:
+        """Drop what the data dirs under `root` (all: None) have on the stack."""
+        for key, tag in list(self.by_dir.items()):
+            if root is None or key.is_relative_to(Path(root).resolve()):
+                self.drop(tag)
+                del self.by_dir[key]
 
     def drop(self, tag: str) -> None:
-        """Everything of one scope (errors ignored: a test may have dropped it itself)."""
+        """Everything of one data dir (errors ignored: a test may have dropped it itself)."""
         try:
             self._sql(f'DROP DATABASE IF EXISTS "rs_{tag}" WITH (FORCE)')
         except Exception:  # noqa: BLE001
@@ -97,6 +107,23 @@ class StackResources:
             client.delete_collection(f"t_{tag}")
         except Exception:  # noqa: BLE001
             pass
+
+
+def patch_settings(mp: pytest.MonkeyPatch, resources: StackResources) -> None:
+    """Every `Settings(data_dir=...)` of a test (that names no database) points at the stack:
+    its data dir's own database, collection and index prefix; what a test sets explicitly
+    (`keyword_backend="tantivy"`, a SQLite URL) stays."""
+    from backend.config import Settings
+
+    original = Settings.__init__
+
+    def init(self, *args, **kw):
+        if kw.get("data_dir") is not None and "database_url" not in kw:
+            for k, v in resources.settings_for(kw["data_dir"]).items():
+                kw.setdefault(k, v)
+        original(self, *args, **kw)
+
+    mp.setattr(Settings, "__init__", init)
 
 
 def start_stack(build: str):
@@ -119,20 +146,6 @@ def start_stack(build: str):
         shutil.rmtree(root, ignore_errors=True)
         raise
     return stack, root
-
-
-def scoped_env(resources: StackResources):
-    """A generator for a fixture: this scope's own database/collection/prefix while it
-    runs (the enclosing scope's come back afterwards)."""
-    mp = pytest.MonkeyPatch()
-    tag, env = resources.create()
-    for k, v in env.items():
-        mp.setenv(k, v)
-    try:
-        yield env
-    finally:
-        mp.undo()
-        resources.drop(tag)
 
 
 def stack_settings(stack):
