@@ -222,3 +222,14 @@ def test_fields_records_alone_do_not_trigger_a_rewrite(tmp_path, monkeypatch):
     log.delete([f"c{i}" for i in range(1, 20)])  # now most records are dead: rewritten
     assert log.path.stat().st_ino != inode and len(log) == 10
     assert ExactVectors(log.path).fields(["c25"]) == {"c25": _fields(["collection:1"])}
+
+
+def test_repeated_membership_changes_are_compacted(tmp_path, monkeypatch):
+    monkeypatch.setattr(exact_vectors, "COMPACT_MIN_RECORDS", 1)
+    log = ExactVectors(tmp_path / "v.log")
+    log.add(["a", "b"], _vecs(2)[:, :16], [_fields(["collection:1"])] * 2)
+    for i in range(5):  # a document moved between collections again and again
+        log.set_fields({"a": _fields([f"collection:{i}"]), "b": _fields([f"collection:{i}"])})
+    records = (log.path.stat().st_size - exact_vectors.HEADER.size) // log.record_size
+    assert records < 2 * 4 and ExactVectors(log.path).fields(["a"]) == {
+        "a": _fields(["collection:4"])}

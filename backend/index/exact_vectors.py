@@ -170,6 +170,7 @@ class ExactVectors:
         known = [(c, _encode(f)) for c, f in fields.items() if c in self._row]
         if known:
             self._write(_field_records(self.dim, known))
+            self._maybe_compact()  # repeated membership changes grow the log too
         return len(known)
 
     def delete(self, ids: Iterable[str]) -> None:
