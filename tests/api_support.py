@@ -88,18 +88,24 @@ def api_env(request, tmp_path_factory, shared_embedder):
     indexes, and `client` talks HTTP to the stack's API workers."""
     from tests import stack_mode
 
-    if stack_mode.ENABLED:
+    if stack_mode.ENABLED:  # one corpus in the stack's one store, for every module
+        if "env" in _STACK_ENV:  # each module importing this fixture has its own instance
+            yield _STACK_ENV["env"]
+            return
         import httpx
 
         stack = request.getfixturevalue("test_stack")
         client = httpx.Client(base_url=f"http://127.0.0.1:{stack.ports['api']}", timeout=120)
-        env = build_env(stack.data_dir, shared_embedder, stack_mode.stack_settings(stack),
-                        client)
+        env = _STACK_ENV["env"] = build_env(stack.data_dir, shared_embedder,
+                                            stack_mode.stack_settings(stack), client)
     else:
         env = build_env(tmp_path_factory.mktemp("api") / "var", shared_embedder)
     yield env
     env.client.close()
     env.rs.close()
+
+
+_STACK_ENV: dict = {}  # the stack's api_env, built once per session
 
 
 def grant_and_issue(rs, groups: dict, principals: dict) -> dict[str, str]:
