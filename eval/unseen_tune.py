@@ -5,7 +5,8 @@ Needs eval/unseen/documents/en/ ingested into the collection `unseen` of the dat
 (`python -m backend ingest -c unseen eval/unseen/documents/en/*`); then it either answers the answerable and unanswerable questions through
 the chat's path (`evaluate_answers`; follow-up dialogues are skipped) and prints the metrics
 with the accuracy per language pair (question → document), or, with `--retrieval`, the hit@k
-of the supporting document per language pair (for choosing the embedding model).
+of the supporting sentence (the rank of the first retrieved chunk containing it) per language
+pair (for choosing the embedding model).
 
     RAGSCOPE_DATA_DIR=<dir> python -m eval.unseen_tune [--retrieval] [--normalisation minmax]
 
@@ -82,7 +83,7 @@ def retrieval(rs, gs, normalisation: str) -> dict:
     from backend.access import Scope
     from backend.retrieval.engine import Retriever
     from backend.retrieval.types import RetrievalParams
-    from eval.answers import document_languages
+    from eval.answers import document_languages, squash
 
     langs = document_languages(rs)
     by: dict[str, list[int | None]] = {}
@@ -92,8 +93,9 @@ def retrieval(rs, gs, normalisation: str) -> dict:
         res = Retriever(rs).retrieve(q.question, RetrievalParams(
             k=max(KS), collections=[COLLECTION], normalisation=normalisation),
             scope=Scope.everything())
-        want = {s.doc for s in q.support}
-        rank = next((h.rank for h in res.hits if h.filename in want), None)
+        want = [squash(s.sentence) for s in q.support]
+        rank = next((h.rank for h in res.hits
+                     if any(w in squash(h.text) for w in want)), None)
         by.setdefault(pair(q, langs), []).append(rank)
     return {p: {f"hit@{k}": round(sum(1 for r in ranks if r and r <= k) / len(ranks), 3)
                 for k in KS} | {"n": len(ranks)} for p, ranks in sorted(by.items())}
@@ -101,7 +103,7 @@ def retrieval(rs, gs, normalisation: str) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--retrieval", action="store_true", help="hit@k of the supporting document")
+    ap.add_argument("--retrieval", action="store_true", help="hit@k of the supporting sentence")
     ap.add_argument("--normalisation", default="max", choices=["max", "minmax"])
     a = ap.parse_args(argv)
     from backend.config import Settings

@@ -26,7 +26,9 @@ def test_the_parser_reads_both_directions_and_skips_bad_lines():
     assert d.translate("staff member", "en") == [] and d.translate("Ausverkauf", "de") == []
     # unequal sub-entry counts, no " :: ", two " :: ": skipped and counted, not an error
     assert d.translate("Ding", "de") == [] and d.translate("Fehlerhaft", "de") == []
-    assert (d.lines, d.bad_lines) == (11, 3)
+    assert (d.lines, d.bad_lines) == (15, 3)
+    assert d.translate("finden", "de") == ["find"]  # "to find": an English verb
+    assert d.translate("found", "en") == ["gefunden"]
 
 
 def test_a_missing_dictionary_is_off_with_a_note_in_status(tmp_path, monkeypatch, capsys):
@@ -65,3 +67,25 @@ def test_the_trace_shows_the_words_the_dictionary_added(sample_rs, monkeypatch):
                                                         translate=False),
                                         scope=Scope.everything())
     assert not any(s.name == "translate" for s in off.trace.stages)
+
+
+QUESTION = "Where do I find my contract account number?"  # a109, answers_sample.yaml
+ANSWER = "oben rechts auf jeder Rechnung"  # kundenportal_faq.html, a German sentence
+
+
+@pytest.mark.parametrize("path, right", [("", False), (str(FIXTURE), True)])
+def test_an_english_question_is_answered_from_a_german_sentence(answer_rs, monkeypatch, path,
+                                                                right):
+    """Without the dictionary the English question over the German FAQ gets "nothing found"
+    (measured: "I found nothing on this in the documents."); with it the German sentence
+    ("Die Vertragskontonummer finden Sie oben rechts auf jeder Rechnung.") is quoted."""
+    from backend.chat.service import ChatService, SessionSettings
+    from eval.answers import chat_answer
+
+    monkeypatch.setattr(answer_rs.settings, "dictionary_path", path)
+    svc = ChatService(answer_rs)
+    cfg = SessionSettings(provider="extractive", collections=["samples"], temperature=0.0)
+    a = chat_answer(svc, QUESTION, cfg)
+    assert (ANSWER in a.text) is right, a.text
+    if right:
+        assert not a.abstained and "[" in a.text  # quoted with its citation

@@ -37,10 +37,19 @@ _WORD = re.compile(r"[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß-]+")
 COMPOUND_PART = 4  # letters of the last part of a German compound looked up on its own
 
 
+_ENDINGS = {"de": ("en", "er", "es", "em", "e", "n", "s"), "en": ("es", "s", "ed", "d")}
+
+
 def lookup(d: Dictionary, word: str, source: str) -> list[str]:
-    """Translations of `word` from `source`; for a German compound the dictionary lacks, of
-    its longest last part it has ("Speichervolumen" → "Volumen")."""
+    """Translations of `word` from `source`; of its stem when the inflected form is not an
+    entry ("genehmigte" → "genehmigt", "approved" → "approve"); for a German compound the
+    dictionary lacks, of its longest last part it has ("Speichervolumen" → "Volumen")."""
     found = d.translate(word, source)
+    for end in _ENDINGS.get(source, ()):
+        if found:
+            return found
+        if word.endswith(end) and len(word) - len(end) >= COMPOUND_PART:
+            found = d.translate(word[:-len(end)], source)
     if found or source != "de" or len(word) < 2 * COMPOUND_PART:
         return found
     for i in range(3, len(word) - COMPOUND_PART + 1):
@@ -92,8 +101,9 @@ class Bridge:
 def _has_any(aliases: set[str], words: set[str], language: str) -> bool:
     if aliases & words:
         return True
-    if language != "de":  # English plurals: "doors" for "door"
-        return any(a + "s" in words or a + "es" in words for a in aliases)
+    if language != "de":  # English plurals: "doors" for "door", "rent" for "rents"
+        return any(a + "s" in words or a + "es" in words or (a.endswith("s") and a[:-1] in words)
+                   for a in aliases)
     return any(len(a) >= COMPOUND_PART and any(a in w for w in words) for a in aliases)
 
 

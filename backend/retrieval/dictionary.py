@@ -10,7 +10,7 @@ Format (one entry per line, `#` comments):
     Umsatz {m}; Absatz {m} | Umsätze {pl} :: turnover; sales; revenue | turnovers
     DE-part :: EN-part; each side split by " | " into parallel sub-entries (singular | plural,
     phrase | phrase), each sub-entry by "; " into synonyms; {gender}, [domain], (gloss) and
-    <alternative spelling> are annotations.
+    <alternative spelling> are annotations; English verbs are written "to find".
 
 Only one-word terms are kept (a translation of a single question word is what the keyword
 query and the overlap features can use). A line that does not have the form above is skipped
@@ -60,6 +60,8 @@ def _words(side: str) -> list[list[str]]:
         syn = []
         for s in _NOTES.sub(" ", sub).split(";"):
             s = " ".join(s.split())
+            if s.startswith("to "):  # English verbs: "to find"
+                s = s[3:]
             if _WORD.match(s):
                 syn.append(s)
         out.append(syn)
