@@ -53,7 +53,8 @@ def test_the_trace_shows_the_words_the_dictionary_added(sample_rs, monkeypatch):
     from backend.retrieval.engine import Retriever
     from backend.retrieval.types import RetrievalParams
 
-    monkeypatch.setattr(sample_rs.settings, "dictionary_path", str(FIXTURE))
+    monkeypatch.setattr(sample_rs, "settings", sample_rs.settings.model_copy(
+        update={"dictionary_path": str(FIXTURE)}))
     res = Retriever(sample_rs).retrieve("How many employees did the company have?",
                                         RetrievalParams(collections=["samples"]),
                                         scope=Scope.everything())
@@ -82,7 +83,8 @@ def test_an_english_question_is_answered_from_a_german_sentence(answer_rs, monke
     from backend.chat.service import ChatService, SessionSettings
     from eval.answers import chat_answer
 
-    monkeypatch.setattr(answer_rs.settings, "dictionary_path", path)
+    monkeypatch.setattr(answer_rs, "settings", answer_rs.settings.model_copy(
+        update={"dictionary_path": path}))
     svc = ChatService(answer_rs)
     cfg = SessionSettings(provider="extractive", collections=["samples"], temperature=0.0)
     a = chat_answer(svc, QUESTION, cfg)
