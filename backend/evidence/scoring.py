@@ -13,7 +13,12 @@ Features of a candidate (each 0..1):
 | `novel`  | share of the candidate's content words the question does not have (measured, weight 0) |
 | `src`, `rank` | retrieval score of its source relative to the best, and 1 / its rank |
 | `lang`   | the candidate is in the question's language |
-| `emb`    | cosine similarity of question and candidate (MiniLM), computed for a shortlist only |
+| `emb`    | cosine similarity of question and candidate (MiniLM), computed for a shortlist only; for the best candidates in the other language than the question's, multilingual-e5's cosine rescaled (backend/evidence/crosslingual.py) |
+| `xemb`   | that e5 cosine itself (0 when not computed; recorded, weight 0) |
+
+With a German–English dictionary (`cross`), a candidate in the other language that contains a
+translation of a question word counts as containing the word for `lex`, `prev`, `head`,
+`strict` and `cover` (backend/evidence/crosslingual.py, `Bridge`).
 
 Per question (the same for every candidate; they move the evidence score, i.e. the abstention
 decision): `cover` (share of the question's content words found anywhere in the evidence),
