@@ -524,7 +524,8 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     short = scored[:weights.shortlist] if encoder is not None else []
     embed(q, short, encoder, weights.shortlist)
     across = embed_across(q, scored, cross, cross.shortlist if cross else 0)
-    short = short + [s for s in across if all(s is not x for x in short)]
+    if short:  # ranked in the shortlist's tier (without an encoder there is no tier)
+        short = short + [s for s in across if all(s is not x for x in short)]
     for s in short:
         s.score = _combine(s.features, weights.final)
     rest = [s for s in scored if all(s is not x for x in short)]

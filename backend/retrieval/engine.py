@@ -33,6 +33,7 @@ VECTOR_WEIGHT = {
 }
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
+TRANSLATION_WEIGHT = 0.5  # keyword score of the dictionary words relative to the question's
 SHARE_SAMPLE = 1000  # chunks a dictionary word's share is taken of (common words are left out)
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
 
@@ -165,12 +166,11 @@ class Retriever:
         n = p.candidates
         # The keyword search runs in a worker thread while this thread embeds the query and
         # searches the vectors: both at once, with a single thread handoff.
-        kw_text = " ".join([q.text, *q.translations])
-        kw_future = (_pool.submit(self._keyword, kw_text, n, flt, p.fuzzy, p.k)
+        kw_future = (_pool.submit(self._keyword_all, q, n, flt, p.fuzzy, p.k)
                      if use_kw and use_vec else None)
         outcomes = {}
         if use_kw and not use_vec:
-            outcomes["keyword"] = self._keyword(kw_text, n, flt, p.fuzzy, p.k)
+            outcomes["keyword"] = self._keyword_all(q, n, flt, p.fuzzy, p.k)
         if use_vec:
             outcomes["vector"] = self._vector(q.text, n, flt, query_embedding)
         if kw_future is not None:
@@ -213,7 +213,8 @@ class Retriever:
         dictionary words that the searched documents contain (backend/retrieval/dictionary.py).
         Shown in the trace as stage `translate`."""
         t0 = time.perf_counter()
-        d = dictionary.get(self.rs.settings.dictionary_path)
+        settings = getattr(self.rs, "settings", None)  # a read-only view may have none
+        d = dictionary.get(settings.dictionary_path) if settings is not None else None
         if d is None or q.language not in ("de", "en"):
             return
         added = dictionary.query_words(d, q.text, q.language, self._share(flt))
@@ -264,6 +265,23 @@ class Retriever:
         except Exception as e:  # noqa: BLE001 - degrade, record in the trace
             stages.append(Stage("vector_search", 0.0, {"candidates": n}, error=str(e)))
             return stages, [], f"{type(e).__name__}: {e}", {}
+
+    def _keyword_all(self, q: ParsedQuery, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
+        """The keyword search of the question; with dictionary words, a second search of
+        those alone, whose scores count TRANSLATION_WEIGHT times: a chunk in the question's
+        own language that matches its words stays ahead of one matching only translations."""
+        out = self._keyword(q.text, n, flt, fuzzy, limit)
+        if not q.translations or out[2]:
+            return out
+        more = self._keyword(" ".join(q.translations), n, flt, fuzzy, limit)
+        if more[2]:
+            return out
+        scores: dict[str, float] = dict(out[1])
+        for i, sc in more[1]:
+            scores[i] = scores.get(i, 0.0) + TRANSLATION_WEIGHT * sc
+        ranking = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:n]
+        more[0][0].name = "keyword_search_translated"
+        return out[0] + more[0], ranking, None, {**more[3], **out[3]}
 
     def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
         t0 = time.perf_counter()
