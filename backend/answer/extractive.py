@@ -19,6 +19,7 @@ from backend.answer.evidence.scoring import (
     assess,
     terms,
 )
+from backend.answer.evidence.crosslingual import CrossLingual
 from backend.answer.evidence.sentences import split_sentences  # noqa: F401  (re-exported)
 from backend.llm.base import (
     Evidence,
@@ -86,12 +87,13 @@ def compose(a: Assessment) -> str:
 
 
 def answer_text(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
-                weights: Weights = WEIGHTS, known: Callable[[str], bool] | None = None) -> str:
+                weights: Weights = WEIGHTS, known: Callable[[str], bool] | None = None,
+                cross: CrossLingual | None = None) -> str:
     if not evidence:
         from backend.ingest.language import detect_language
 
         return NO_SOURCES[message_language(question, detect_language(question))]
-    return compose(assess(question, evidence, encoder, weights, known))
+    return compose(assess(question, evidence, encoder, weights, known, cross))
 
 
 class ExtractiveProvider:
@@ -100,15 +102,18 @@ class ExtractiveProvider:
     default_model = "extractive"
 
     def __init__(self, encoder: Encoder | None = None, weights: Weights = WEIGHTS,
-                 known: Callable[[str], float] | None = None, *, decline: bool = False):
+                 known: Callable[[str], float] | None = None, *, decline: bool = False,
+                 cross: CrossLingual | None = None):
         """`encoder`: the embedding model (an Embedder, or a MemoEncoder around one) for the
         embedding signal; `known(word)`: does the corpus contain a word (the keyword index),
         for the abstention decision. Without them the other signals decide. `decline`: say that
-        nothing was found whatever the evidence (the chat decided so before)."""
+        nothing was found whatever the evidence (the chat decided so before). `cross`: the
+        dictionary and multilingual model for sentences in the other language."""
         self.encoder = encoder
         self.weights = weights
         self.known = known
         self.decline = decline
+        self.cross = cross
 
     def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
         if self.decline:
@@ -118,7 +123,7 @@ class ExtractiveProvider:
                                                   detect_language(request.question)))
         else:
             text = answer_text(request.question, request.evidence, self.encoder, self.weights,
-                               self.known)
+                               self.known, self.cross)
         for piece in re.findall(r"\S+\s*", text):
             yield TextDelta(piece)
         yield StreamEnd(model="extractive", stop_reason="stop")

@@ -41,6 +41,7 @@ from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public 
     make_title,
 )
 from backend.errors import NotFound, ProviderUnavailable
+from backend.answer.evidence.crosslingual import CrossLingual
 from backend.answer.evidence.grounding import check_support
 from backend.answer.evidence.scoring import MemoEncoder, assess
 from backend.index.base import IndexFilter
@@ -70,6 +71,7 @@ class ChatService:
         self.rs = rs
         self.settings = rs.settings
         self._provider_factory = provider_factory
+        self.cross = CrossLingual.from_settings(self.settings)
 
     def _known(self, word: str) -> float:
         """The share of indexed chunks that contain `word` (the keyword index, any collection;
@@ -117,7 +119,7 @@ class ChatService:
         if self._provider_factory is not None:
             return self._provider_factory(name)
         if name == "extractive":
-            return ExtractiveProvider(encoder, known=known or self._known)
+            return ExtractiveProvider(encoder, known=known or self._known, cross=self.cross)
         return make_provider(self.settings, name)
 
     # ---- sessions ------------------------------------------------------------------------
@@ -330,7 +332,8 @@ class ChatService:
         t_ret = time.perf_counter()  # first token is timed from here: gate + generation
         encoder = MemoEncoder(self.rs.embedder)
         known = self._known_in(cfg.collections)
-        assessment = assess(q, evidence, encoder, known=known) if evidence else None
+        assessment = assess(q, evidence, encoder, known=known, cross=self.cross) \
+            if evidence else None
         prompt = build_prompt(q, evidence, system_prompt=cfg.system_prompt,
                               history=history or [])
         request = GenerationRequest(
@@ -346,7 +349,7 @@ class ChatService:
         if abstain and provider.name != "extractive":
             notes.append("No model was asked: the documents hold no evidence for this "
                          "question.")
-            provider = ExtractiveProvider(encoder, known=known, decline=True)
+            provider = ExtractiveProvider(encoder, known=known, decline=True, cross=self.cross)
         gen = _Generation(t_ret)
         try:
             yield from gen.run(provider, request)
@@ -354,7 +357,8 @@ class ChatService:
             fallback = True
             notes.append(f"{e}. Showing the extractive answer instead (no model involved).")
             yield Fallback(notes[-1])
-            provider, gen = ExtractiveProvider(encoder, known=known), _Generation(t_ret)
+            provider = ExtractiveProvider(encoder, known=known, cross=self.cross)
+            gen = _Generation(t_ret)
             yield from gen.run(provider, request)
         latency_ms = _ms(t0)
 

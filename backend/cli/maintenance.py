@@ -104,12 +104,14 @@ def cmd_collections(a) -> int:
 def cmd_status(a) -> int:
     """Counts of what the actor may read; index metadata for an unrestricted actor only."""
     from backend.services import system
+    from backend.retrieval import dictionary
 
     rs = common._rs()
     st = system.system_status(rs, scope=common.scope_of(a, rs))
     info = {"counts": st.counts,
             "index_meta": {m: x and {"backend": x["backend"], "params": x["params"],
                                      "chunks": x["chunks"]} for m, x in st.index_meta.items()}}
+    info["dictionary"] = dictionary.status(rs.settings.dictionary_path)
     print(json.dumps(info, indent=2, default=str))
     return 0
 

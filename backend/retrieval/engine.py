@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from backend.security.access import Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
-from backend.retrieval import fusion, lookup, policies
+from backend.retrieval import dictionary, fusion, lookup, policies
 from backend.retrieval.query import ParsedQuery, parse_query
 from backend.retrieval.rerank import DEFAULT_RERANKER, Reranker
 from backend.retrieval.types import (
@@ -33,6 +33,8 @@ VECTOR_WEIGHT = {
 }
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
+TRANSLATION_WEIGHT = 0.5  # keyword score of the dictionary words relative to the question's
+SHARE_SAMPLE = 1000  # chunks a dictionary word's share is taken of (common words are left out)
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
 
 
@@ -80,6 +82,8 @@ class Retriever:
         if q.inventory:
             policies.inventory(self, q, p, flt, result, scope)
             return self._finish(result, t_all, owner)
+        if p.translate:
+            self._translate(q, flt, trace)
         fused, stage_scores, highlights = self._candidates(q, p, flt, trace, result, query_embedding)
         if not fused:
             return self._finish(result, t_all, owner)
@@ -162,11 +166,11 @@ class Retriever:
         n = p.candidates
         # The keyword search runs in a worker thread while this thread embeds the query and
         # searches the vectors: both at once, with a single thread handoff.
-        kw_future = (_pool.submit(self._keyword, q.text, n, flt, p.fuzzy, p.k)
+        kw_future = (_pool.submit(self._keyword_all, q, n, flt, p.fuzzy, p.k)
                      if use_kw and use_vec else None)
         outcomes = {}
         if use_kw and not use_vec:
-            outcomes["keyword"] = self._keyword(q.text, n, flt, p.fuzzy, p.k)
+            outcomes["keyword"] = self._keyword_all(q, n, flt, p.fuzzy, p.k)
         if use_vec:
             outcomes["vector"] = self._vector(q.text, n, flt, query_embedding)
         if kw_future is not None:
@@ -203,6 +207,41 @@ class Retriever:
             "retrievers": sorted(rankings)}, _cands(fused)))
         return fused, stage_scores, highlights_by_id
 
+    def _translate(self, q: ParsedQuery, flt: IndexFilter, trace: Trace) -> None:
+        """The question's words in the other language for the keyword query (the vector
+        query and the detected language stay those of the question): German–English
+        dictionary words that the searched documents contain (backend/retrieval/dictionary.py).
+        Shown in the trace as stage `translate`."""
+        t0 = time.perf_counter()
+        settings = getattr(self.rs, "settings", None)  # a read-only view may have none
+        d = dictionary.get(settings.dictionary_path) if settings is not None else None
+        if d is None or q.language not in ("de", "en"):
+            return
+        added = dictionary.query_words(d, q.text, q.language, self._share(flt))
+        q.translations = [t for ts in added.values() for t in ts]
+        trace.stages.append(Stage("translate", _ms(t0), {
+            "dictionary": d.path, "into": "en" if q.language == "de" else "de",
+            "words": added, "added": q.translations}))
+
+    def _share(self, flt: IndexFilter):
+        """A word's share of the indexed chunks (of at most SHARE_SAMPLE), counted only as far
+        as needed to tell whether it is above dictionary.MAX_COMMON_SHARE."""
+        idx = self.rs.keyword_index
+        try:
+            n = min(int(idx.count()), SHARE_SAMPLE)
+        except Exception:  # noqa: BLE001 - an index that cannot say: no words added
+            n = 0
+        k = int(n * dictionary.MAX_COMMON_SHARE) + 1
+
+        def share(word: str) -> float:
+            if not n:
+                return 0.0
+            try:
+                return len(idx.search(word, k, flt, highlight_limit=0)) / n
+            except Exception:  # noqa: BLE001 - leave the word out
+                return 0.0
+        return share
+
     def _weights(self, q: ParsedQuery, p: RetrievalParams) -> dict[str, float]:
         table = VECTOR_WEIGHT.get(str(self.rs.embedder.model_name).rsplit("/", 1)[-1],
                                   VECTOR_WEIGHT["all-MiniLM-L6-v2"])
@@ -226,6 +265,23 @@ class Retriever:
         except Exception as e:  # noqa: BLE001 - degrade, record in the trace
             stages.append(Stage("vector_search", 0.0, {"candidates": n}, error=str(e)))
             return stages, [], f"{type(e).__name__}: {e}", {}
+
+    def _keyword_all(self, q: ParsedQuery, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
+        """The keyword search of the question; with dictionary words, a second search of
+        those alone, whose scores count TRANSLATION_WEIGHT times: a chunk in the question's
+        own language that matches its words stays ahead of one matching only translations."""
+        out = self._keyword(q.text, n, flt, fuzzy, limit)
+        if not q.translations or out[2]:
+            return out
+        more = self._keyword(" ".join(q.translations), n, flt, fuzzy, limit)
+        if more[2]:
+            return out
+        scores: dict[str, float] = dict(out[1])
+        for i, sc in more[1]:
+            scores[i] = scores.get(i, 0.0) + TRANSLATION_WEIGHT * sc
+        ranking = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:n]
+        more[0][0].name = "keyword_search_translated"
+        return out[0] + more[0], ranking, None, {**more[3], **out[3]}
 
     def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
         t0 = time.perf_counter()

@@ -62,6 +62,7 @@ class ParsedQuery:
     inventory: bool = False
     inventory_topic: str = ""
     inventory_types: list[str] = field(default_factory=list)  # doc types named by the noun
+    translations: list[str] = field(default_factory=list)  # keyword query only (dictionary)
 
 
 def parse_query(raw: str, *, inventory: bool = True) -> ParsedQuery:

@@ -35,6 +35,8 @@ class RetrievalParams(BaseModel):
     exact_boost: float = Field(0.15, ge=0.0, le=10.0,
                                description="added for quoted phrases / titles / file names")
     fuzzy: bool = False
+    translate: bool = Field(True, description="add the question's words in the other language "
+                            "(German/English dictionary, when installed) to the keyword query")
     rerank: bool = False
     expand: Literal["none", "neighbours", "section"] = "none"
     expand_chars: int = Field(2000, ge=0, le=50000)

@@ -13,7 +13,12 @@ Features of a candidate (each 0..1):
 | `novel`  | share of the candidate's content words the question does not have (measured, weight 0) |
 | `src`, `rank` | retrieval score of its source relative to the best, and 1 / its rank |
 | `lang`   | the candidate is in the question's language |
-| `emb`    | cosine similarity of question and candidate (MiniLM), computed for a shortlist only |
+| `emb`    | cosine similarity of question and candidate (MiniLM), computed for a shortlist only; for the best candidates in the other language than the question's, multilingual-e5's cosine rescaled (backend/answer/evidence/crosslingual.py) |
+| `xemb`   | that e5 cosine itself (0 when not computed; recorded, weight 0) |
+
+With a German–English dictionary (`cross`), a candidate in the other language that contains a
+translation of a question word counts as containing the word for `lex`, `prev`, `head`,
+`strict` and `cover` (backend/answer/evidence/crosslingual.py, `Bridge`).
 
 Per question (the same for every candidate; they move the evidence score, i.e. the abstention
 decision): `cover` (share of the question's content words found anywhere in the evidence),
@@ -33,21 +38,15 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from backend.answer.evidence import crosslingual
 from backend.answer.evidence.candidates import Candidate, candidates
+from backend.answer.evidence.crosslingual import Bridge, CrossLingual
+from backend.retrieval.stopwords import STOP_WORDS
 from backend.ingest.language import detect_language
 from backend.llm.base import Evidence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset("""
-a an and are as at be by can do does did for from has have how i if in into is it its of on or
-that the their there these this to was were what when where which who whom why will with you your
-my me we our should must may many much long often quickly far had been being
-der die das den dem des ein eine einer eines einem einen und oder ist sind wird werden wurde wie
-was wer wem wo wohin wann warum welche welcher welches welchen welchem mit von zu zum zur im in
-am an auf aus bei fur für über ueber um nach vor nicht auch es sie er wir ich ihr sich noch nur
-als dass daß so kann können muss müssen gibt hat haben sein seine ihre dann denn doch wenn
-viele viel lange lang hoch oft man mein meine meinen meinem ich habe darf dürfen soll sollen
-""".split())
+_STOP = STOP_WORDS
 # Generic words that questions and documents use in the other language (units, time, common
 # nouns of question frames). Maps each to a shared token; both sides are mapped.
 _GLOSSARY = {
@@ -214,13 +213,14 @@ class Question:
     qtype: str | None
     years: list[str] = field(default_factory=list)  # only for `missing`: too common to rank by
     words: list[str] = field(default_factory=list)  # content words as written (for `unseen`)
+    bridge: Bridge | None = None  # dictionary translations (backend/answer/evidence/crosslingual.py)
 
 
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _FIGURE = re.compile(r"\b\d{3,}\b")
 
 
-def analyse(question: str) -> Question:
+def analyse(question: str, cross: CrossLingual | None = None) -> Question:
     found = {m.strip().casefold() for m in _EXACT.findall(question) if len(m.strip()) >= 3}
     found |= set(_FIGURE.findall(question))
     years = sorted(x for x in found if _YEAR.match(x))
@@ -228,14 +228,16 @@ def analyse(question: str) -> Question:
     qtype = next((name for name, rx in _QTYPES if rx.search(question)), None)
     words = list(dict.fromkeys(w for w in _WORD.findall(question) if len(w) >= 3
                                and w.lower() not in _STOP and not w.isdigit()))
-    return Question(question, detect_language(question), set(terms(question)), exact, qtype,
-                    years, words)
+    lang = detect_language(question)
+    bridged = crosslingual.bridge(cross.dictionary if cross else None, question, lang, _STOP,
+                                  terms)
+    return Question(question, lang, set(terms(question)), exact, qtype, years, words, bridged)
 
 
 FEATURES = ("lex", "prev", "head", "strict", "key", "key_ctx", "type", "src", "rank", "lang",
             "row", "field", "line", "lex_type", "ctx_type", "cover", "missing", "unseen",
             "unseen_caps", "emb", "emb_type", "type_miss", "type_new", "novel", "rare_miss",
-            "year_miss")
+            "year_miss", "xemb")
 
 
 @dataclass(frozen=True)
@@ -366,6 +368,12 @@ def rarity(question: str, share: Callable[[str], float] | None) -> dict[str, flo
     return out
 
 
+def _bridged(b: Bridge, sets: list[set[str]], cands: list[Candidate], attr: str
+             ) -> list[set[str]]:
+    return [b.extend(ts, crosslingual.words_of(getattr(c, attr)), c.language)
+            for ts, c in zip(sets, cands)]
+
+
 def featurise(q: Question, evidence: list[Evidence],
               known: Known | None = None) -> list[Scored]:
     """Every candidate with its features (emb = 0 until `embed` fills it in). `known(word)`
@@ -376,6 +384,10 @@ def featurise(q: Question, evidence: list[Evidence],
     own = [set(terms(c.match_text)) for c in cands]
     before = [set(terms(c.previous)) for c in cands]
     head = [set(terms(c.heading)) for c in cands]
+    if q.bridge is not None:  # a translation of a question word counts as the word
+        own = _bridged(q.bridge, own, cands, "match_text")
+        before = _bridged(q.bridge, before, cands, "previous")
+        head = _bridged(q.bridge, head, cands, "heading")
     found = [_matches(q.terms, o | b | h) for o, b, h in zip(own, before, head)]
     n = len(cands)
     df = {t: sum(1 for f in found if t in f) for t in q.terms}
@@ -468,13 +480,32 @@ def _unknown_name(q: Question, known: Known | None) -> bool:
     return any(not in_corpus(w, known) for w in names)
 
 
+def embed_across(q: Question, scored: list[Scored], cross: CrossLingual | None,
+                 k: int) -> list[Scored]:
+    """`emb` from multilingual-e5 for the k best candidates (by the other features) whose
+    language differs from the question's: MiniLM's cosine says little across languages.
+    Returns those candidates."""
+    if cross is None or cross.e5 is None or k <= 0 or q.language not in ("de", "en"):
+        return []
+    other = [s for s in scored if s.candidate.language in ("de", "en")
+             and s.candidate.language != q.language][:k]
+    if not other:
+        return []
+    for s, cos in zip(other, cross.e5.similarities(q.text, [s.candidate.text for s in other])):
+        s.features["xemb"] = cos
+        s.features["emb"] = crosslingual.rescale(cos)
+        s.features["emb_type"] = s.features["emb"] * s.features["type"]
+    return other
+
+
 def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
-           weights: Weights = WEIGHTS, known: Known | None = None
-           ) -> Assessment:
+           weights: Weights = WEIGHTS, known: Known | None = None,
+           cross: CrossLingual | None = None) -> Assessment:
     """Rank the candidates of the evidence for the question and decide on abstention.
     `known(word)`: the share of the corpus's chunks containing the word (the keyword index;
-    optional): abstention on unknown words, and corpus IDF of the question's words."""
-    q = analyse(question)
+    optional): abstention on unknown words, and corpus IDF of the question's words.
+    `cross`: the dictionary and multilingual model for candidates in the other language."""
+    q = analyse(question, cross)
     scored = _keyed(q, featurise(q, evidence, known))
     a = Assessment(q)
     if not scored:
@@ -484,9 +515,12 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     scored.sort(key=lambda s: (-s.score, s.candidate.n, s.candidate.index))
     short = scored[:weights.shortlist] if encoder is not None else []
     embed(q, short, encoder, weights.shortlist)
+    across = embed_across(q, scored, cross, cross.shortlist if cross else 0)
+    if short:  # ranked in the shortlist's tier (without an encoder there is no tier)
+        short = short + [s for s in across if all(s is not x for x in short)]
     for s in short:
         s.score = _combine(s.features, weights.final)
-    rest = [s for s in scored[len(short):]]
+    rest = [s for s in scored if all(s is not x for x in short)]
     for s in rest:  # outside the shortlist: the final score without the embedding
         s.score = _combine(s.features, weights.final)
     scored = sorted(short, key=lambda s: (-s.score, s.candidate.n, s.candidate.index)) + \

@@ -1,0 +1,218 @@
+"""German–English word translations from the Ding dictionary (Debian package `trans-de-en`,
+/usr/share/trans/de-en, GPL-2+; read at run time, never copied into this repository).
+
+Used for cross-language questions: the keyword query gets the question's words in the other
+language (backend/retrieval/engine.py) and the extractive answerer counts a translated word as
+a match of the question's word (backend/answer/evidence/crosslingual.py).
+
+Format (one entry per line, `#` comments):
+
+    Umsatz {m}; Absatz {m} | Umsätze {pl} :: turnover; sales; revenue | turnovers
+    DE-part :: EN-part; each side split by " | " into parallel sub-entries (singular | plural,
+    phrase | phrase), each sub-entry by "; " into synonyms; {gender}, [domain], (gloss) and
+    <alternative spelling> are annotations; English verbs are written "to find".
+
+Only one-word terms are kept (a translation of a single question word is what the keyword
+query and the overlap features can use). A line that does not have the form above is skipped
+and counted (`Dictionary.bad_lines`), never an error: the file is outside our control.
+
+Parsed once per process, lazily, on the first cross-language question (`get()`); the load
+time and size are recorded on the object and reported by `python -m backend status`."""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from backend.retrieval.stopwords import STOP_WORDS
+
+DEFAULT_PATH = Path("/usr/share/trans/de-en")
+MAX_PER_WORD = 3  # translations kept per word in a query (the first ones: the common senses)
+_NOTES = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|<[^>]*>")
+_WORD = re.compile(r"^[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß-]*[A-Za-zÄÖÜäöüß]$")
+
+
+@dataclass
+class Dictionary:
+    path: str
+    de_en: dict[str, list[str]] = field(default_factory=dict)
+    en_de: dict[str, list[str]] = field(default_factory=dict)
+    lines: int = 0
+    bad_lines: int = 0
+    load_s: float = 0.0
+
+    def translate(self, word: str, source: str) -> list[str]:
+        """The word's one-word translations into the other language, in dictionary order
+        (`source`: "de" or "en"); [] when unknown."""
+        table = self.de_en if source == "de" else self.en_de if source == "en" else {}
+        return table.get(word.casefold(), [])
+
+    @property
+    def pairs(self) -> int:
+        return sum(len(v) for v in self.de_en.values())
+
+
+def _words(side: str) -> list[list[str]]:
+    """Per sub-entry ("|"), the one-word synonyms of that sub-entry."""
+    out = []
+    for sub in side.split("|"):
+        syn = []
+        for s in _NOTES.sub(" ", sub).split(";"):
+            s = " ".join(s.split())
+            if s.startswith("to "):  # English verbs: "to find"
+                s = s[3:]
+            if _WORD.match(s):
+                syn.append(s)
+        out.append(syn)
+    return out
+
+
+def parse_line(line: str) -> list[tuple[str, str]] | None:
+    """The (German, English) one-word pairs of one dictionary line; None for a line that is
+    not an entry (no " :: ", unequal sub-entry counts); [] for a comment or empty line."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return []
+    if line.count("::") != 1:
+        return None
+    de, en = line.split("::")
+    de_subs, en_subs = _words(de), _words(en)
+    if len(de_subs) != len(en_subs):
+        return None
+    return [(d, e) for ds, es in zip(de_subs, en_subs) for d in ds for e in es]
+
+
+def load(path: str | Path) -> Dictionary:
+    """Parse the file into both directions (words case-folded as keys, translations as
+    written, each once, in file order)."""
+    t0 = time.perf_counter()
+    d = Dictionary(str(path))
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            d.lines += 1
+            pairs = parse_line(line)
+            if pairs is None:
+                d.bad_lines += 1
+                continue
+            for de, en in pairs:
+                _add(d.de_en, de, en)
+                _add(d.en_de, en, de)
+    d.load_s = round(time.perf_counter() - t0, 2)
+    return d
+
+
+def _add(table: dict[str, list[str]], key: str, value: str) -> None:
+    got = table.setdefault(key.casefold(), [])
+    if value not in got and value.casefold() != key.casefold():
+        got.append(value)
+
+
+_lock = threading.Lock()
+_loaded: dict[str, Dictionary] = {}
+
+
+def get(path: str | Path | None) -> Dictionary | None:
+    """The parsed dictionary at `path`, parsed on the first call in this process; None when
+    the file is not there (the feature is then off; `status` says why)."""
+    if not path:
+        return None
+    key = str(path)
+    if key in _loaded:
+        return _loaded[key]
+    if not Path(key).is_file():
+        return None
+    with _lock:
+        if key not in _loaded:
+            _loaded[key] = load(key)
+    return _loaded[key]
+
+
+def status(path: str | Path | None) -> dict:
+    """For `python -m backend status`: is the dictionary there, and (if this process loaded
+    it) its size and load time."""
+    if not path or not Path(str(path)).is_file():
+        return {"enabled": False, "path": str(path or ""),
+                "note": "cross-language dictionary off: no file at "
+                        f"{path or '(not set)'}; install it with `apt-get install trans-de-en` "
+                        "or set RAGSCOPE_DICTIONARY_PATH"}
+    d = _loaded.get(str(path))
+    out = {"enabled": True, "path": str(path), "loaded": d is not None}
+    if d is not None:
+        out.update(words_de=len(d.de_en), words_en=len(d.en_de), pairs=d.pairs,
+                   bad_lines=d.bad_lines, load_s=d.load_s)
+    return out
+
+
+TEXT_WORD = re.compile(r"[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß-]+")  # a word in running text
+COMPOUND_PART = 4  # letters of the last part of a German compound looked up on its own
+
+
+_ENDINGS = {"de": ("en", "er", "es", "em", "e", "n", "s"), "en": ("es", "s", "ed", "d")}
+
+
+def lookup(d: Dictionary, word: str, source: str) -> list[str]:
+    """Translations of `word` from `source`; of its stem when the inflected form is not an
+    entry ("genehmigte" → "genehmigt", "approved" → "approve"); for a German compound the
+    dictionary lacks, of its longest last part it has ("Speichervolumen" → "Volumen")."""
+    found = d.translate(word, source)
+    for end in _ENDINGS.get(source, ()):
+        if found:
+            return found
+        if word.endswith(end) and len(word) - len(end) >= COMPOUND_PART:
+            found = d.translate(word[:-len(end)], source)
+    if found or source != "de" or len(word) < 2 * COMPOUND_PART:
+        return found
+    for i in range(3, len(word) - COMPOUND_PART + 1):
+        found = d.translate(word[i:], source)
+        if found:
+            return found
+    return []
+
+
+def translations(d: Dictionary, words: list[str], source: str, stop: frozenset[str], *,
+                 per_word: int, keep: Callable[[str], bool] | None = None,
+                 limit: int | None = None) -> dict[str, list[str]]:
+    """word -> up to `per_word` translations (not common words, `keep(t)` true), at most
+    `limit` in all."""
+    out: dict[str, list[str]] = {}
+    total = 0
+    for w in words:
+        if w.casefold() in stop:
+            continue
+        got: list[str] = []
+        for t in lookup(d, w, source):
+            if len(got) >= per_word or (limit is not None and total >= limit):
+                break
+            if t.casefold() in stop or len(t) < 3 or t in got or (keep and not keep(t)):
+                continue
+            got.append(t)
+            total += 1
+        if got:
+            out[w] = got
+    return out
+
+
+MAX_QUERY_WORDS = 12  # translations added to one keyword query
+QUERY_PER_WORD = 2  # per question word: the first ones the searched documents contain
+MAX_COMMON_SHARE = 0.2  # a translation in more chunks than this share is too common to help
+
+
+def query_words(d: Dictionary, text: str, language: str,
+                share: Callable[[str], float] | None = None) -> dict[str, list[str]]:
+    """Question word -> its translations into the other language for the keyword query:
+    common words excluded (stop words of both languages; a translation in more than
+    MAX_COMMON_SHARE of the searched chunks), at most QUERY_PER_WORD per word that the searched
+    documents contain (`share(word)`: its share of the chunks; without it, all), at most
+    MAX_QUERY_WORDS in all."""
+    if language not in ("de", "en"):
+        return {}
+    words = list(dict.fromkeys(w for w in TEXT_WORD.findall(text) if len(w) >= 3))
+
+    def keep(t: str) -> bool:
+        return share is None or 0.0 < share(t) <= MAX_COMMON_SHARE
+
+    return translations(d, words, language, STOP_WORDS, per_word=QUERY_PER_WORD, keep=keep,
+                        limit=MAX_QUERY_WORDS)
