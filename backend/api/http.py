@@ -6,8 +6,9 @@ body for every 4xx/5xx (backend/api/errors.py) -> routes, each declaring the tok
 needs (backend/api/deps.py). The MCP endpoints sit behind a token gate that answers 401
 before the SDK sees the request; each tool call checks the token again.
 
-The analysis routes (`/api/documents/{id}/analysis`, `/summary`, `/compare`,
-`/compare-document/{other}`, `/cross-references`, `/api/cross-references`) are in
+The analysis routes (`/api/documents/{id}/analysis` and `/analysis/{extractor}`, `/summary`,
+`/section-summary`, `/compare`, `/compare-version`, `/compare-document/{other}`,
+`/cross-references`, `/api/cross-references`, `POST /api/cross-reference`) are in
 routes_analysis.py, their MCP tools in mcp_analysis.py; the chatbot routes
 (`/api/chatbots/*`) in routes_chatbots.py."""
 from __future__ import annotations

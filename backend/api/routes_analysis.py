@@ -1,6 +1,8 @@
 """Document analysis: extractor results (decisions, actions, deadlines, requirements, ...),
 summaries, version and document comparisons, cross-references. Parse, call the analysis
-service (backend/analysis/) with the caller's scope, serialise; nothing else.
+service (backend/analysis/) with the caller's scope, serialise; nothing else. Seed 002's
+names (`/analysis/actions`, `/section-summary`, `/compare?other_id=`, `POST
+/api/cross-reference`, ...) are thin aliases that call the routes here.
 
 A document outside the caller's scope is a 404 exactly like a missing one; for a document
 comparison both must be readable; cross-references find only readable documents. A document
