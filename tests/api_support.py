@@ -59,7 +59,8 @@ def build_env(data_dir: Path, embedder) -> ApiEnv:
     from backend.ingest.service import Ingestor
     from backend.services.container import Ragscope
 
-    rs = Ragscope(Settings(data_dir=data_dir))
+    rs = Ragscope(Settings(data_dir=data_dir, api_rate_per_token=0,  # many requests a second
+                           api_rate_per_address=0))  # (limits: tests/test_api_ratelimit.py)
     rs.embedder = embedder
     docs, coll_of = {}, {}
     for coll, files in CORPUS.items():

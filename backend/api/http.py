@@ -25,6 +25,7 @@ from backend import __version__
 from backend.api import errors
 from backend.api.deps import actor_for
 from backend.api.limits import MULTIPART_OVERHEAD, BodyDeadline, BodyLimit, JsonBodies
+from backend.api.ratelimit import RateLimit
 from backend.api.tokens import TokenRefused
 from backend.config import Settings
 from backend.services.container import Ragscope
@@ -109,5 +110,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     upload = s.max_upload_bytes * s.api_max_upload_files + MULTIPART_OVERHEAD
     app.add_middleware(BodyLimit, json_limit=s.api_max_body_kb * 1024, upload_limit=upload)
     app.add_middleware(JsonBodies)
-    app.add_middleware(BodyDeadline, seconds=s.api_body_timeout_s)  # outermost: times reads
+    app.add_middleware(BodyDeadline, seconds=s.api_body_timeout_s)  # times reads
+    app.add_middleware(RateLimit, per_token=s.api_rate_per_token,  # outermost: before reads
+                       per_address=s.api_rate_per_address)
     return app
