@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable
 
 LIMITED_PREFIXES = ("/api/", "/mcp")  # the HTTP API, streamable HTTP MCP and /mcp-sse
-MAX_KEYS = 100_000  # buckets kept per kind; the fullest (idle) ones are dropped beyond it
+MAX_KEYS = 100_000  # buckets kept per kind; beyond it the longest-known key is dropped
 
 
 class TokenBucket:
