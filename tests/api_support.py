@@ -61,7 +61,8 @@ def build_env(data_dir: Path, embedder, settings=None, client=None) -> ApiEnv:
     from backend.ingest.service import Ingestor
     from backend.services.container import Ragscope
 
-    rs = Ragscope(settings or Settings(data_dir=data_dir))
+    rs = Ragscope(settings or Settings(data_dir=data_dir, api_rate_per_token=0,  # many requests
+                                       api_rate_per_address=0))  # a second (tests/test_api_ratelimit.py)
     rs.embedder = embedder
     docs, coll_of = {}, {}
     for coll, files in CORPUS.items():

@@ -149,6 +149,9 @@ def start_stack(build: str):
         while (p := free_port()) in ports.values() or p + 100 in ports.values():
             pass
         ports[name] = p
+    # the suites send many requests a second from one address (limits: test_api_ratelimit.py)
+    os.environ.setdefault("RAGSCOPE_API_RATE_PER_TOKEN", "0")
+    os.environ.setdefault("RAGSCOPE_API_RATE_PER_ADDRESS", "0")
     stack = Stack(root / "stack", ports=ports, workers=2, build=Path(build))
     try:
         stack.start(echo=lambda line: print(f"test stack: {line}"))

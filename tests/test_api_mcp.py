@@ -27,6 +27,14 @@ TOOLS = {"search_rag_context", "smart_search", "list_documents", "list_collectio
          "get_document_section", "get_original_document", "get_document_download_link",
          "analyze_document", "get_document_decisions", "summarize_document",
          "compare_document_versions", "compare_documents", "find_cross_references"}
+SEED_TOOLS = {  # seed 002's list of MCP tools, every one by its name
+    "search_rag_context", "smart_search", "list_documents", "get_document_context",
+    "get_document_fulltext", "list_document_sections", "get_document_structure",
+    "get_document_section", "get_original_document", "get_document_download_link",
+    "extract_meeting_actions", "extract_decisions", "extract_deadlines",
+    "extract_requirements", "extract_config_keys", "extract_setup_steps", "extract_risks",
+    "extract_entities", "summarize_document", "summarize_document_section",
+    "compare_documents", "compare_document_versions", "cross_reference"}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +62,7 @@ def test_tools_are_listed_with_json_schemas(live, api_env):
             return (await c.list_tools()).tools
 
     tools = {t.name: t for t in _run(go())}
-    assert TOOLS <= set(tools)
+    assert TOOLS | SEED_TOOLS <= set(tools), SEED_TOOLS - set(tools)
     for t in tools.values():
         assert t.description and t.input_schema["type"] == "object"
     section = tools["get_document_section"].input_schema
@@ -131,6 +139,12 @@ def test_sse_transport_works_with_the_same_tokens_and_acl(live, api_env):
         async with Client(sse_client(f"{live.url}/mcp-sse/sse", headers=headers)) as c:
             return await c.call_tool("list_collections", {})
 
+    async def names():
+        headers = {"Authorization": f"Bearer {api_env.tokens['ops-reader']}"}
+        async with Client(sse_client(f"{live.url}/mcp-sse/sse", headers=headers)) as c:
+            return {t.name for t in (await c.list_tools()).tools}
+
+    assert TOOLS | SEED_TOOLS <= _run(names())
     assert [c["name"] for c in _run(go("public-reader")).structured_content["items"]] == [
         "public"]
     assert {c["name"] for c in _run(go("root")).structured_content["items"]} >= {
@@ -155,7 +169,7 @@ def test_stdio_server_spawned_as_python_m_backend_mcp(api_env):
             return tools, listed, hidden, link
 
     tools, listed, hidden, link = _run(go())
-    assert TOOLS <= tools
+    assert TOOLS | SEED_TOOLS <= tools, SEED_TOOLS - tools
     assert {d["id"] for d in listed.structured_content["items"]} == api_env.docs_in("ops",
                                                                                     "public")
     assert hidden.is_error
@@ -256,7 +270,8 @@ def test_every_tool_answers_only_within_the_principals_scope(api_env, who, allow
                  ("Gateway Failover", "Wasserpreis", "welche Dokumente gibt es?")]
     per_doc = ["get_document_fulltext", "list_document_sections", "get_document_structure",
                "get_original_document", "get_document_download_link", "analyze_document",
-               "get_document_decisions", "summarize_document"]
+               "get_document_decisions", "summarize_document", "get_document_context",
+               "extract_meeting_actions", "extract_entities"]
 
     async def go():
         out = {}

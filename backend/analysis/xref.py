@@ -40,6 +40,17 @@ def _terms(text: str) -> set[str]:
     return {w.lower().strip(".-") for w in _TERM.findall(text) if w.lower() not in STOPWORDS}
 
 
+def check_target(query: str | None, doc: int | str | None, section: int | str | None) -> None:
+    """The arguments a cross-reference request needs (a query or a document; a section only
+    with its document), checked before any lookup so the caller hears the reason."""
+    from backend.errors import AnalysisError
+
+    if query is None and doc is None:
+        raise AnalysisError("give a query or a document_id")
+    if section is not None and doc is None:
+        raise AnalysisError("section needs the document_id it belongs to")
+
+
 def cross_reference(rs, query: str | None = None, *, doc: int | str | None = None,
                     section: int | str | None = None, version: int | None = None, k: int = 10,
                     collections: list[str] | None = None, scope: Scope) -> CrossReference:

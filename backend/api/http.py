@@ -6,8 +6,9 @@ body for every 4xx/5xx (backend/api/errors.py) -> routes, each declaring the tok
 needs (backend/api/deps.py). The MCP endpoints sit behind a token gate that answers 401
 before the SDK sees the request; each tool call checks the token again.
 
-The analysis routes (`/api/documents/{id}/analysis`, `/summary`, `/compare`,
-`/compare-document/{other}`, `/cross-references`, `/api/cross-references`) are in
+The analysis routes (`/api/documents/{id}/analysis` and `/analysis/{extractor}`, `/summary`,
+`/section-summary`, `/compare`, `/compare-version`, `/compare-document/{other}`,
+`/cross-references`, `/api/cross-references`, `POST /api/cross-reference`) are in
 routes_analysis.py, their MCP tools in mcp_analysis.py; the chatbot routes
 (`/api/chatbots/*`) in routes_chatbots.py."""
 from __future__ import annotations
@@ -24,6 +25,7 @@ from backend import __version__
 from backend.api import errors
 from backend.api.deps import actor_for
 from backend.api.limits import MULTIPART_OVERHEAD, BodyDeadline, BodyLimit, JsonBodies
+from backend.api.ratelimit import RateLimit
 from backend.api.tokens import TokenRefused
 from backend.config import Settings
 from backend.services.container import Ragscope
@@ -108,5 +110,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     upload = s.max_upload_bytes * s.api_max_upload_files + MULTIPART_OVERHEAD
     app.add_middleware(BodyLimit, json_limit=s.api_max_body_kb * 1024, upload_limit=upload)
     app.add_middleware(JsonBodies)
-    app.add_middleware(BodyDeadline, seconds=s.api_body_timeout_s)  # outermost: times reads
+    app.add_middleware(BodyDeadline, seconds=s.api_body_timeout_s)  # times reads
+    app.add_middleware(RateLimit, per_token=s.api_rate_per_token,  # outermost: before reads
+                       per_address=s.api_rate_per_address)
     return app

@@ -12,10 +12,9 @@ from backend.security.access import scope_of
 from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section
-from backend.analysis.xref import cross_reference
+from backend.analysis.xref import check_target, cross_reference
 from backend.api import serialise_analysis as out
 from backend.api.schemas_analysis import Extractor, Length
-from backend.errors import AnalysisError
 
 DocId = Annotated[int, Field(ge=1, le=2**31 - 1, description="document id")]
 Version = Annotated[int | None, Field(ge=1, le=100_000,
@@ -26,6 +25,17 @@ Section = Annotated[str | None, Field(min_length=1, max_length=500, description=
     "a section: id, number ('2.2', 'TOP 3', '§ 7'), title or path; a unique prefix is "
     "enough (optional)"))]
 MAX_XREF = 50
+EXTRACTOR_HINTS = {  # the seed's tool names: extract_<extractor>
+    "meeting_actions": "action items with owner, due date and status",
+    "decisions": "decisions (Beschlüsse) with outcome and vote",
+    "deadlines": "deadlines and dates as ISO dates",
+    "requirements": "requirements and prerequisites",
+    "config_keys": "configuration keys, environment variables and CLI flags",
+    "setup_steps": "installation, setup and run steps",
+    "api_surface": "API endpoints, HTTP methods and status codes",
+    "operational_notes": "operational, troubleshooting and warning notes",
+    "risks": "risks, blockers and warning signs",
+    "entities": "people, organisations, dates, e-mail addresses, phone numbers and URLs"}
 
 
 def register(mcp: MCPServer, rs, auth, tool: Callable) -> None:
@@ -61,6 +71,20 @@ def register(mcp: MCPServer, rs, auth, tool: Callable) -> None:
                                section=section, scope=scope(ctx))
         return out.analysis(res, section=section, offset=offset, limit=limit)
 
+    def one_extractor(name: str):
+        def extract(ctx: Context, document_id: DocId, version: Version = None,
+                    section: Section = None, offset: Offset = 0,
+                    limit: ItemLimit = 100) -> dict[str, Any]:
+            return analyze_document_tool(ctx, document_id, what=[name], section=section,
+                                         version=version, offset=offset, limit=limit)
+        extract.__name__ = f"extract_{name}"
+        return extract
+
+    for name, hint in EXTRACTOR_HINTS.items():
+        mcp.tool(name=f"extract_{name}", description=(
+            f"The {hint} of a document, each with its source passage, section and page "
+            "(analyze_document with one extractor)."))(one_extractor(name))
+
     @mcp.tool(name="summarize_document", description="Summary of a document or of one section (`section`), short, "
                           "medium or long; every sentence names its section and page.")
     @tool
@@ -72,6 +96,18 @@ def register(mcp: MCPServer, rs, auth, tool: Callable) -> None:
                                scope=sc) if section else
              summarize_document(rs, document_id, version=version, length=length, scope=sc))
         return out.summary(s)
+
+    @mcp.tool(description="Summary of one section of a document (summarize_document with a "
+                          "`section`): short, medium or long; every sentence names its "
+                          "section and page.")
+    def summarize_document_section(ctx: Context, document_id: DocId,
+                                   section: Annotated[str, Field(min_length=1, max_length=500,
+                                                                 description=(
+                                       "the section: id, number, title or path"))],
+                                   length: Length = "medium",
+                                   version: Version = None) -> dict[str, Any]:
+        return summarize_document_tool(ctx, document_id, length=length, section=section,
+                                       version=version)
 
     @mcp.tool(description="What changed between two versions of a document: sections added, "
                           "removed or changed (word diff; changed ones first) and extracted "
@@ -114,11 +150,13 @@ def register(mcp: MCPServer, rs, auth, tool: Callable) -> None:
                               offset: Annotated[int, Field(ge=0, le=MAX_XREF - 1)] = 0,
                               limit: Annotated[int, Field(ge=1, le=MAX_XREF)] = 10
                               ) -> dict[str, Any]:
-        if query is None and document_id is None:
-            raise AnalysisError("give a query or a document_id")
-        if section is not None and document_id is None:
-            raise AnalysisError("section needs the document_id it belongs to")
+        check_target(query, document_id, section)
         x = cross_reference(rs, query, doc=document_id, section=section, version=version,
                             k=offset + limit + 1, collections=collections,
                             scope=scope(ctx))
         return out.cross_references(x, offset=offset, limit=limit)
+
+    mcp.tool(name="cross_reference", description=(
+        "Sections of other documents on a topic (the seed's name of find_cross_references): "
+        "give a `query`, or a `document_id` (with a `section`) whose topic to follow."
+        ))(find_cross_references)

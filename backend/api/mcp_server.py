@@ -41,7 +41,9 @@ passages for answering), then read more with get_document_structure / get_docume
 Cite documents by title and section; get_document_download_link gives the original file.
 For what a document decides, assigns or requires use analyze_document (or
 get_document_decisions); summarize_document, compare_document_versions, compare_documents
-and find_cross_references answer summary, change and "where else" questions."""
+and find_cross_references answer summary, change and "where else" questions. The seed's
+names work too: get_document_context, extract_<extractor> (extract_meeting_actions,
+extract_decisions, ...), summarize_document_section and cross_reference."""
 
 Names = Annotated[list[str] | None, Field(max_length=50, description="only these (optional)")]
 DocId = Annotated[int, Field(ge=1, le=2**31 - 1, description="document id")]
@@ -169,6 +171,19 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
         number, rows, total = navigation.sections(rs, auth.actor(ctx), document_id,
                                                   version=version, offset=offset, limit=limit)
         return serialise.section_list(document_id, number, rows, total, offset, limit)
+
+    @mcp.tool(description="What a document is and how it is organised: its metadata "
+                          "(title, type, language, date, collection), versions and links, "
+                          "and its section tree to `max_depth` levels (default 2).")
+    @_tool
+    def get_document_context(ctx: Context, document_id: DocId,
+                             max_depth: Annotated[int | None, Field(ge=0, le=20)] = 2
+                             ) -> dict[str, Any]:
+        actor = auth.actor(ctx)
+        detail = documents.document_detail(rs, document_id, scope=scope_of(rs, actor))
+        number, root = navigation.structure(rs, actor, document_id, max_depth=max_depth)
+        return {"document": serialise.document_detail(detail),
+                "structure": serialise.structure(document_id, number, root)}
 
     @mcp.tool(description="A document's section tree (chapters > sections > ...) with "
                           "chunk counts; `max_depth` cuts deeper levels.")

@@ -1,6 +1,8 @@
 """Document analysis: extractor results (decisions, actions, deadlines, requirements, ...),
 summaries, version and document comparisons, cross-references. Parse, call the analysis
-service (backend/analysis/) with the caller's scope, serialise; nothing else.
+service (backend/analysis/) with the caller's scope, serialise; nothing else. Seed 002's
+names (`/analysis/actions`, `/section-summary`, `/compare?other_id=`, `POST
+/api/cross-reference`, ...) are thin aliases that call the routes here.
 
 A document outside the caller's scope is a 404 exactly like a missing one; for a document
 comparison both must be readable; cross-references find only readable documents. A document
@@ -16,7 +18,7 @@ from backend.security.access import Actor, scope_of
 from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section
-from backend.analysis.xref import cross_reference
+from backend.analysis.xref import check_target, cross_reference
 from backend.api import serialise_analysis as out
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES
@@ -24,6 +26,7 @@ from backend.api.routes_documents import DocId, Names, Offset, Version
 from backend.api.schemas_analysis import (
     AnalysisOut,
     CrossReferenceOut,
+    CrossReferenceRequest,
     DocumentComparisonOut,
     Extractor,
     Length,
@@ -39,6 +42,11 @@ Section = Annotated[str | None, Query(min_length=1, max_length=500, description=
     "Installation > 2.2 Konfiguration\"); a unique prefix is enough"))]
 ItemLimit = Annotated[int, Query(ge=1, le=500)]
 MAX_XREF = 50
+SEED_EXTRACTOR_PATHS = {"actions": "meeting_actions", "decisions": "decisions",
+                        "deadlines": "deadlines", "requirements": "requirements",
+                        "config-keys": "config_keys", "setup-steps": "setup_steps",
+                        "api-surface": "api_surface", "operational-notes": "operational_notes",
+                        "risks": "risks", "entities": "entities"}
 
 
 @router.get("/api/documents/{doc_id}/analysis", response_model=AnalysisOut,
@@ -72,9 +80,38 @@ def summary(doc_id: DocId, request: Request, actor: Actor = Depends(needs("read"
     return out.summary(s)
 
 
-@router.get("/api/documents/{doc_id}/compare", response_model=VersionComparisonOut,
+@router.get("/api/documents/{doc_id}/section-summary", response_model=SummaryOut,
+            summary="Summary of one section (seed name)")
+def section_summary(doc_id: DocId, request: Request,
+                    section: Annotated[str, Query(min_length=1, max_length=500, description=(
+                        "the section: id, number, title or path; a unique prefix is enough"))],
+                    actor: Actor = Depends(needs("read")), length: Length = "medium",
+                    version: Version = None):
+    """`/summary?section=…` under the seed's name; the section is required."""
+    return summary(doc_id, request, actor=actor, length=length, section=section,
+                   version=version)
+
+
+def _one_extractor(name: str):
+    """The route of one extractor: `/analysis?what=<name>` under the seed's path."""
+    def route(doc_id: DocId, request: Request, actor: Actor = Depends(needs("read")),
+              version: Version = None, section: Section = None, offset: Offset = 0,
+              limit: ItemLimit = 100):
+        return analysis(doc_id, request, actor=actor, what=[name], version=version,
+                        section=section, offset=offset, limit=limit)
+    return route
+
+
+for _path, _name in SEED_EXTRACTOR_PATHS.items():
+    router.add_api_route(f"/api/documents/{{doc_id}}/analysis/{_path}", _one_extractor(_name),
+                         methods=["GET"], response_model=AnalysisOut,
+                         name=f"analysis_{_name}",
+                         summary=f"The {_name} extractor's items of a document (seed name)")
+
+
+@router.get("/api/documents/{doc_id}/compare-version", response_model=VersionComparisonOut,
             summary="Compare two versions of a document")
-def compare(doc_id: DocId, request: Request, actor: Actor = Depends(needs("read")),
+def compare_version(doc_id: DocId, request: Request, actor: Actor = Depends(needs("read")),
             version_a: Annotated[int | None, Query(ge=1, le=100_000, description=(
                 "the older version (default: the indexed one before version_b)"))] = None,
             version_b: Annotated[int | None, Query(ge=1, le=100_000, description=(
@@ -105,6 +142,17 @@ def compare_document(doc_id: DocId, request: Request,
     return out.document_comparison(c, limit=limit)
 
 
+@router.get("/api/documents/{doc_id}/compare", response_model=DocumentComparisonOut,
+            summary="Compare a document with another one (seed name)")
+def compare(doc_id: DocId, request: Request,
+            other_id: Annotated[int, Query(ge=1, le=2**31 - 1,
+                                           description="the other document's id")],
+            actor: Actor = Depends(needs("read")), limit: ItemLimit = 100):
+    """`/compare-document/{other_id}` with the other document as a query parameter, the
+    seed's name for it (two versions: `/compare-version`)."""
+    return compare_document(doc_id, request, other_id, actor=actor, limit=limit)
+
+
 @router.get("/api/documents/{doc_id}/cross-references", response_model=CrossReferenceOut,
             summary="Sections of other documents on the topic of a section")
 def document_cross_references(doc_id: DocId, request: Request,
@@ -119,6 +167,20 @@ def document_cross_references(doc_id: DocId, request: Request,
     x = cross_reference(rs, doc=doc_id, section=section, version=version,
                         k=offset + limit + 1, scope=scope_of(rs, actor))
     return out.cross_references(x, offset=offset, limit=limit)
+
+
+@router.post("/api/cross-reference", response_model=CrossReferenceOut,
+             summary="Sections on a topic or on a document's section (seed name)")
+def cross_reference_post(body: CrossReferenceRequest, request: Request,
+                         actor: Actor = Depends(needs("read"))):
+    """Both cross-reference GET routes in one JSON body: a `query`, or a `document_id`
+    (with a `section`) whose topic to follow, as the MCP tool `cross_reference` takes it."""
+    check_target(body.query, body.document_id, body.section)
+    rs = services(request)
+    x = cross_reference(rs, body.query, doc=body.document_id, section=body.section,
+                        version=body.version, k=body.offset + body.limit + 1,
+                        collections=body.collections or None, scope=scope_of(rs, actor))
+    return out.cross_references(x, offset=body.offset, limit=body.limit)
 
 
 @router.get("/api/cross-references", response_model=CrossReferenceOut,

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from backend.analysis.extractors import NAMES
+from backend.api.schemas import Strict
 
 Extractor = Literal[NAMES]
 Length = Literal["short", "medium", "long"]
@@ -180,3 +181,17 @@ class CrossReferenceOut(BaseModel):
     offset: int
     limit: int
     next_offset: int | None
+
+
+class CrossReferenceRequest(Strict):
+    """Body of `POST /api/cross-reference`: a `query`, or a `document_id` (with a `section`)
+    whose topic to follow; at most 50 hits in all."""
+
+    query: str | None = Field(None, min_length=1, max_length=1000)
+    document_id: int | None = Field(None, ge=1, le=2**31 - 1)
+    section: str | None = Field(None, min_length=1, max_length=500, description=(
+        "a section of `document_id`: id, number, title or path; a unique prefix is enough"))
+    version: int | None = Field(None, ge=1, le=100_000)
+    collections: list[str] | None = Field(None, max_length=50)
+    offset: int = Field(0, ge=0, le=49)
+    limit: int = Field(10, ge=1, le=50)

@@ -37,6 +37,16 @@ class ServingSettings(BaseSettings):
         "body before it answers 408 and closes the connection (between two reads, like "
         "nginx's client_body_timeout)."
     )
+    api_rate_per_token: int = Field(
+        600, ge=0, le=1_000_000, description="Requests a minute one API token may send to the "
+        "HTTP API and MCP endpoints (a token bucket: bursts up to this many, refilled at this "
+        "rate); more are answered 429 with Retry-After. 0: no limit."
+    )
+    api_rate_per_address: int = Field(
+        1200, ge=0, le=1_000_000, description="Requests a minute one client address may send "
+        "(with or without a token; behind a reverse proxy all clients share its address, so "
+        "raise it or set 0 there). 429 with Retry-After beyond it. 0: no limit."
+    )
     api_allowed_hosts: str = Field(
         "", description="Comma-separated extra Host header values the MCP endpoint accepts "
         "(DNS-rebinding guard), e.g. `rag.example.org:443`, when the API is reached through a "
