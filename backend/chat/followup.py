@@ -82,6 +82,7 @@ _QWORDS = {
     "prior", "previous", "vorjahr",
 }
 _WHO = re.compile(r"^\s*(?:wer|wen|wem|who|whom)\b", re.I)
+SENTENCE_WORDS = 12  # words of the sentence that names the earlier value, carried over
 SHORT_WORDS = 4  # "Und Los 1?", "Und wie oft?", "And the TX-460?": a question this short
 # a run of capitalised words ("Prof. Dr. Miriam Oldenburg", "Projektleiter Benedikt Kramer")
 NAME = re.compile(r"(?:[A-ZÄÖÜ][\w'-]*\.?\s+)+[A-ZÄÖÜ][\w'-]+")
@@ -254,11 +255,18 @@ def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text or ""))
 
 
-def earlier_in(texts: Sequence[str], answer: str) -> str | None:
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence (or line) of `text` around [start, end)."""
+    a = max(text.rfind(". ", 0, start), text.rfind("\n\n", 0, start), -1) + 1
+    stops = [i for i in (text.find(". ", end), text.find("\n\n", end)) if i >= 0]
+    return " ".join(text[a:min(stops) if stops else len(text)].split())
+
+
+def earlier_in(texts: Sequence[str], answer: str) -> tuple[str, str] | None:
     """The earlier value of a change whose new value the answer quoted: the first "von X
     auf Y" / "from X to Y" in `texts` (the focus document) with Y among the answer's
     figures ("Arbeitspreis: 2,69 EUR" and "soll von 2,48 EUR auf 2,69 EUR steigen" ->
-    2,48 EUR)."""
+    2,48 EUR), and the sentence that says so."""
     figures = numbers(answer)
     if not figures:
         return None
@@ -268,7 +276,7 @@ def earlier_in(texts: Sequence[str], answer: str) -> str | None:
                 tail = text[m.end("x"):m.end("x") + 80]
                 new = _NUMBER.findall(tail)
                 if new and new[0] in figures and _NUMBER.findall(m.group("x"))[0] not in figures:
-                    return m.group("x").strip(" ,.")
+                    return m.group("x").strip(" ,."), _sentence_at(text, m.start(), m.end())
     return None
 
 
@@ -283,6 +291,9 @@ def own_attribute(q: str, found: Sequence[str]) -> bool:
                                             for x in found)
 
 
+_COMPANY = {"GmbH", "AG", "KG", "eG", "SE", "Ltd", "plc", "Inc", "LLP", "LLC", "Co", "e.V"}
+
+
 def _names(answer: str, question: str) -> list[str]:
     """Person-like names in an answer that are not part of what the question named
     ("Projektleiter Benedikt Kramer" after "Wer ist Projektleiter …?" -> "Benedikt Kramer")."""
@@ -292,7 +303,8 @@ def _names(answer: str, question: str) -> list[str]:
         parts = m.group(0).split()
         while parts and parts[0].lower() in asked:
             parts = parts[1:]
-        if len(parts) >= 2 and not any(p.lower() in asked for p in parts):
+        if len(parts) >= 2 and not any(p.lower() in asked or p.strip(".") in _COMPANY
+                                       for p in parts):
             out.append(" ".join(parts))
     return list(dict.fromkeys(out))[:3]
 
@@ -325,9 +337,14 @@ def rewrite(q: str, turns: Sequence[Turn], *, language: str = "",
         carried = [w for w in carried if not _NOW.match(w)]
         earlier = earlier_value(prev.answer)
         if earlier is None and focus is not None and document_texts is not None:
-            earlier = earlier_in(document_texts(focus), prev.answer)
+            found_in = earlier_in(document_texts(focus), prev.answer)
+            if found_in:  # the words of the sentence of the change lead the answer to it
+                earlier = found_in[0]
+                have = {x.lower() for x in carried + earlier.split()}
+                extra += [w for w in content(found_in[1])
+                          if not _digits(w) and w.lower() not in have][:SENTENCE_WORDS]
         if earlier:
-            extra.append(earlier)
+            extra.insert(0, earlier)
         if _YEAR_BEFORE.search(q):
             extra += [str(int(y) - 1) for y in content(prev.effective) if _is_year(y)]
         if extra:  # "before" as a word would match "profit before tax"

@@ -17,6 +17,7 @@ from backend.store.chat_models import DEFAULT_TITLE
 
 CONTEXT_LIMITS = (3, 5, 10, 15)
 CONTEXT_MODES = ("regular", "full")
+CONTEXT_LABELS = {"regular": "Regular (last 25 lines)", "full": "Full context (500 lines)"}
 MAX_OUTPUT_TOKENS = 8192
 TITLE_CHARS = 60
 
