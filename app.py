@@ -3,15 +3,15 @@ samples first and runs the same).
 
 This file plays two parts. `streamlit run app.py` finds the `st.App` at the end by reading
 the file, imports it as the module `app` and serves the dashboard through it, with
-backend.upload_gate.UploadGate in front of Streamlit's routes (nothing is uploaded before
+backend.security.upload_gate.UploadGate in front of Streamlit's routes (nothing is uploaded before
 sign-in, docs/security.md). Streamlit then runs this same file as the script (`__main__`)
 on every run of every session: sign-in, then `st.navigation`.
 
 Sign-in and the re-login cookie are streamlit-authenticator's; on top of it
-backend/login_limit.py limits attempts and backend/sessions.py ends sessions. Pages the
+backend/security/login_limit.py limits attempts and backend/security/sessions.py ends sessions. Pages the
 user's role may not open are still registered but hidden from the menu, so a crafted URL
 reaches the page, whose own role check shows an error instead of its content.
-First start: see backend/auth.py (`bootstrap`); RAGSCOPE_ADMIN_PASSWORD sets the admin's
+First start: see backend/security/auth.py (`bootstrap`); RAGSCOPE_ADMIN_PASSWORD sets the admin's
 initial password, otherwise a generated one is printed once to the server console."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import streamlit as st
 
 import backend  # noqa: F401  (offline flags first)
-from backend import auth, login_limit, sessions, upload_gate
+from backend.security import auth, login_limit, sessions, upload_gate
 from backend.ui import state as K
 
 # Only the dashboard script needs these. Imported as the module `app` (by `streamlit run`,
@@ -90,7 +90,7 @@ def _bootstrap(data_dir: str) -> bool:
 class Authenticator:
     """streamlit-authenticator for one run: `stauth.Authenticate` on the credentials of
     the enabled users, read at `read_at`; a password sign-in in this run begins a session
-    then (backend/sessions.py). Its cookie expiry is set so that a cookie it writes for the
+    then (backend/security/sessions.py). Its cookie expiry is set so that a cookie it writes for the
     current session stands for that session. Constructing it renders its cookie component,
     so there is exactly one per run."""
 

@@ -92,7 +92,7 @@ def main() -> int:
     a = ap.parse_args()
 
     import backend  # noqa: F401
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.analysis import artifacts
     from backend.analysis.service import analyze_document, load_source, resolve
     from backend.analysis.summaries import summarize_document
@@ -100,7 +100,7 @@ def main() -> int:
     EVERYTHING = Scope.everything()  # the operator: every document
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = Path(a.data_dir)
     pdf = data / NAME

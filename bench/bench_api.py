@@ -47,13 +47,13 @@ def _questions() -> list[str]:
 
 def prepare(data_dir: Path) -> str:
     """Ingest the samples (idempotent), grant the bench principal read, return its token."""
-    from backend import acl
-    from backend.access import Actor
+    from backend.security import acl
+    from backend.security.access import Actor
     from backend.api.tokens import create_token
     from backend.config import Settings
     from backend.errors import AccessConfigError
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=data_dir))
     outs = Ingestor(rs).ingest_paths([ROOT / "data" / "samples"], collection="samples")

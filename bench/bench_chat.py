@@ -42,7 +42,7 @@ TARGET_MS = 300.0
 def corpus(data_dir: Path):
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=data_dir))
     marker = data_dir / "bench_chat_corpus.done"
@@ -62,7 +62,7 @@ def questions() -> list[str]:
 
 
 def measure(svc, question: str) -> dict:
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.service import Answered, Delta, Retrieved
 
     t0 = time.perf_counter()

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import backend  # noqa: E402,F401  (offline flags first)
-from backend import ui_state as K  # noqa: E402
+from backend.ui import state as K  # noqa: E402
 from bench.bench_pages import Runner as PagesRunner  # noqa: E402
 from bench.bench_pages import add_users  # noqa: E402
 
@@ -39,11 +39,11 @@ TOPICS = ["ferry timetable", "season tickets", "car deck", "harbour berths", "is
 
 
 def build(data: Path, n: int) -> None:
-    from backend.access import Actor
+    from backend.security.access import Actor
     from backend.chatbots.service import ChatbotService
     from backend.config import Settings
     from backend.crawl import runs
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store.chatbot_models import Chatbot
     from backend.store.crawl_models import CrawlSource
     from backend.store.models import (Chunk, Collection, CollectionDocument, Document,

@@ -81,7 +81,7 @@ def stub_ingestor(rs):
 def run_once(port: int, n: int, concurrency: int, mode: str, embedder=None) -> dict:
     from backend.config import Settings
     from backend.crawl.service import CrawlService
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     with tempfile.TemporaryDirectory() as tmp:
         rs = Ragscope(Settings(data_dir=Path(tmp), crawl_allowed_hosts=f"127.0.0.1:{port}"))
@@ -117,7 +117,7 @@ def main() -> int:
         for mode in a.modes.split(","):
             if mode == "full" and embedder is None:
                 from backend.config import Settings
-                from backend.embedding import Embedder
+                from backend.embed.embedder import Embedder
 
                 s = Settings()
                 embedder = Embedder(s.embedding_model, device=s.embedding_device,

@@ -26,7 +26,7 @@ import backend  # noqa: E402,F401  (offline flags)
 
 def build(data: Path, documents: int, kbs: int):
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store import repo
     from backend.store.models import CollectionDocument, Document, DocumentVersion
 
@@ -68,7 +68,7 @@ def main() -> None:
     ap.add_argument("--kbs", type=int, default=4)
     ap.add_argument("--calls", type=int, default=500)
     a = ap.parse_args()
-    from backend.access import Scope
+    from backend.security.access import Scope
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()

@@ -192,7 +192,7 @@ def bench_quality(work: Path, cache: Path, de_dir: Path, de_gs, sample_gs) -> di
     from backend.config import Settings
     from backend.ingest.service import Ingestor
     from backend.retrieval import RetrievalParams
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store.models import Chunk
     from eval.goldenset import make_goldenset
     from eval.retrieval_eval import evaluate_configs

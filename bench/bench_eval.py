@@ -86,8 +86,8 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
 
 
 def _everything():
-    """The scope of a bench: every collection (backend/access.py)."""
-    from backend.access import Scope
+    """The scope of a bench: every collection (backend/security/access.py)."""
+    from backend.security.access import Scope
 
     return Scope.everything()
 
@@ -168,7 +168,7 @@ def write_beir(folder: Path, n_docs: int, n_queries: int, seed: int = SEED) -> P
 
 def _fresh_rs(data_dir: Path):
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings(data_dir=data_dir))
 

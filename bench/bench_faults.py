@@ -355,10 +355,10 @@ def prepare_base(base: Path) -> tuple[str, str, str]:
     """Samples + 300 generated files; a read token, a write token, a marker to search for."""
     token = prepare(base)
     from backend.api.tokens import create_token
-    from backend import acl
-    from backend.access import Actor
+    from backend.security import acl
+    from backend.security.access import Actor
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=base))
     system = Actor.system("bench")

@@ -45,7 +45,7 @@ def build(data_dir: Path, n_docs: int, per_doc: int, log) -> dict:
 
     from backend.config import Settings
     from backend.index.base import membership_tokens
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store import repo
     from backend.store.models import Collection, CollectionDocument
 
@@ -88,7 +88,7 @@ def measure(data_dir: Path, n_queries: int, warmup: int, log) -> dict:
     from backend.retrieval.engine import Retriever
     from backend.retrieval.query import parse_query
     from backend.retrieval.types import RetrievalParams
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store import repo
 
     rs = Ragscope(Settings(data_dir=data_dir))

@@ -89,7 +89,7 @@ def main() -> None:
     from backend.config import Settings
     from backend.ingest.git_source import GitSync
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=300)

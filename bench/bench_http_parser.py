@@ -65,7 +65,7 @@ def measure(rs, protocol, n: int) -> tuple[float, float]:
 def main() -> None:
     from backend.api import serving
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=3000)

@@ -266,7 +266,7 @@ class Result:
 
 def make_rs(data_dir: Path, embedder=None):
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=data_dir))
     if embedder is not None:  # share one loaded model between the two fresh data dirs
@@ -305,7 +305,7 @@ class BareWorker:
 def _bare_worker(conn, model_name: str, batch_size: int, grouped: bool) -> None:
     import backend  # noqa: F401  (same environment as the ingestor)
     from backend.config import Settings
-    from backend.embedding import Embedder
+    from backend.embed.embedder import Embedder
 
     # the ingestor's backend, threads and ONNX export (RAGSCOPE_EMBEDDING_* of this run),
     # called below the Embedder: for torch that is SentenceTransformer.encode
@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from backend.config import Settings
-    from backend.embedding import Embedder
+    from backend.embed.embedder import Embedder
     from backend.ingest.chunking import chunk_text
     from backend.ingest.extract import extract
     from backend.ingest.normalise import normalise

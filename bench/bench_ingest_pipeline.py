@@ -69,11 +69,11 @@ def chunk_texts(files: list[Path], settings) -> dict[Path, list[str]]:
 def run_backend(name: str, files: list[Path], texts: dict[Path, list[str]], rounds: int,
                 work: Path, log) -> dict:
     from backend.config import Settings
-    from backend.embedding import Embedder
+    from backend.embed.embedder import Embedder
     from backend.ingest import batches as pipeline
     from backend.ingest.records import FLUSH_CHUNKS
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     emb = Embedder.from_settings(Settings(embedding_backend=name, data_dir=work / "probe"),
                                  cache_dir=work / "models")

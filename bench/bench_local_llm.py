@@ -48,8 +48,8 @@ CONTEXT = 3
 
 
 def _everything():
-    """The scope of a bench: every collection (backend/access.py)."""
-    from backend.access import Scope
+    """The scope of a bench: every collection (backend/security/access.py)."""
+    from backend.security.access import Scope
 
     return Scope.everything()
 
@@ -62,7 +62,7 @@ def gold(language: str, n: int) -> list:
 
 
 def chat_run(svc, question: str, **settings) -> dict:
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.service import Answered, Delta, Retrieved
 
     sess = svc.create_session("bench", **settings)
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"replace/append the section '{DOC_SECTION}' in docs/benchmarks.md")
     a = ap.parse_args(argv)
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data_dir = a.data_dir or Path(tempfile.mkdtemp(prefix="bench_local_")) / "var"
     overrides = {"local_threads": a.threads}

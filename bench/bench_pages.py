@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import backend  # noqa: E402,F401  (offline flags first)
-from backend import ui_state as K  # noqa: E402
+from backend.ui import state as K  # noqa: E402
 
 SECTION = "## Dashboard page times (issue 4)"
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -40,7 +40,7 @@ GOAL_S = 1.5
 def build_corpus(data: Path) -> int:
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=data))
     outs = Ingestor(rs).ingest_paths([ROOT / "data" / "samples"], collection="samples")
@@ -51,7 +51,7 @@ def build_corpus(data: Path) -> int:
 def build_many(data: Path, n: int) -> None:
     """n documents with one indexed version each, inserted directly through the store."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store import repo
     from backend.store.models import CollectionDocument, Document, DocumentVersion
 
@@ -84,7 +84,7 @@ def build_many(data: Path, n: int) -> None:
 
 
 def add_users(data: Path) -> None:
-    from backend import auth
+    from backend.security import auth
 
     auth.bootstrap(data, admin_password="bench-admin-password")
 

@@ -285,8 +285,8 @@ class Vocab:
 
 
 def _everything():
-    """The scope of a bench: every collection (backend/access.py)."""
-    from backend.access import Scope
+    """The scope of a bench: every collection (backend/security/access.py)."""
+    from backend.security.access import Scope
 
     return Scope.everything()
 
@@ -353,7 +353,7 @@ def build_corpus(data_dir: Path, n_chunks: int, log) -> dict:
 
     from backend.config import Settings
     from backend.index.base import IndexedChunk
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store import repo
     from backend.store.models import Chunk, Document, DocumentVersion, Section
 
@@ -565,7 +565,7 @@ def measure(data_dir: Path, n_queries: int, warmup: int, profile: bool, log) -> 
     from backend.retrieval.engine import Retriever
     from backend.retrieval.query import parse_query
     from backend.retrieval.types import RetrievalParams
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     proc = psutil.Process()
     rs = Ragscope(Settings(data_dir=data_dir))

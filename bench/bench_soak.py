@@ -46,8 +46,8 @@ WORDS = ("Pumpe Ventil Druck Leitung Wartung Prüfung Filter Behälter Messung S
 
 
 def _everything():
-    """The scope of a bench: every collection (backend/access.py)."""
-    from backend.access import Scope
+    """The scope of a bench: every collection (backend/security/access.py)."""
+    from backend.security.access import Scope
 
     return Scope.everything()
 
@@ -94,7 +94,7 @@ def role_reader(data: Path, work: Path, stop: Path) -> None:
 
     from backend.config import Settings
     from backend.retrieval import Retriever
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store.models import Chunk
 
     rs = Ragscope(Settings(data_dir=data))

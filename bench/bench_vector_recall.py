@@ -177,7 +177,7 @@ def readback_cost(files: int, rounds: int, chunks_per_file: int) -> dict:
     from backend.config import Settings
     from backend.ingest.publish import Publisher
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     work = Path(tempfile.mkdtemp(prefix="ragscope-readback-"))
     try:

@@ -4,7 +4,7 @@
 
 On the sample corpus (ingested into collection `samples` of RAGSCOPE_DATA_DIR) every
 answerable and unanswerable question of eval/answers_sample.yaml is retrieved once the way the
-chat retrieves; every answer candidate gets its features (backend/evidence/scoring.py),
+chat retrieves; every answer candidate gets its features (backend/answer/evidence/scoring.py),
 embeddings for all of them. A candidate is right when it (with its previous sentence) contains
 an acceptable answer and its source contains a supporting sentence. Then, on the TUNING half
 only: coordinate ascent over a grid of each weight (top-1 accuracy on answerable questions),
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import backend  # noqa: F401
-from backend.evidence.scoring import (
+from backend.answer.evidence.scoring import (
     FEATURES,
     NO_EVIDENCE,
     WEIGHTS,
@@ -43,7 +43,7 @@ from eval.unseen_set import tuning_goldenset  # refuses the frozen test splits
 
 def collect(rs, gs, expand: str, min_score: float | None, emb_cache: dict | None = None):
     """Per question: type, split, feature rows, right flags, embeddings (all candidates)."""
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.service import ChatService, SessionSettings
     from backend.llm.base import Evidence
     from backend.retrieval import TraceOwner
@@ -238,7 +238,7 @@ def _abstention(rows, weights: Weights, a: dict, split: str) -> float:
 
 def main(argv=None) -> int:
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--goldenset", default=str(ROOT / "eval" / "answers_sample.yaml"))

@@ -204,7 +204,7 @@ def aggregate(results: list[QuestionResult]) -> dict[str, float]:
 def chat_answer(svc, question: str, cfg) -> Answer:
     """One answer through ChatService.answer_stream (nothing stored in the chat tables), as
     the operator: every collection."""
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.service import Generated
 
     gen = None

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import backend  # noqa: F401  (offline flags, RAGAS_DO_NOT_TRACK before anything heavy)
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import ConfigError, RagscopeError
 
 
 def _rs():
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings())
 
@@ -165,6 +165,51 @@ def cmd_answers(a) -> int:
     if run_id is not None:
         print(f"stored as run {run_id}")
     return 0
+
+
+def cmd_routing(a) -> int:
+    from eval.routing import evaluate_routing, load_routing_set
+
+    items = load_routing_set(a.routing_set)
+    rs = _routing_rs(a)
+    bar = _Progress(a.quiet, "question")
+    report = evaluate_routing(rs, items, split=a.split, on_progress=bar)
+    bar.close()
+    m = report.metrics()
+    if a.json:
+        print(json.dumps(m, indent=2, ensure_ascii=False))
+        return 0
+    print(f"routing set, split {m['split']}: {m['questions']} questions; accuracy "
+          f"{m['accuracy']:.4f} (route only {m['route_accuracy']:.4f}; reproductions "
+          f"{m['reproductions']}; route p50 {m['route_ms_p50']} ms)")
+    rows = [{"group": k, "n": v["n"], "accuracy": v["accuracy"]}
+            for k, v in list(m["per_language"].items()) + list(m["per_route"].items())]
+    print(_table(rows, ["group", "n", "accuracy"]))
+    for x in m["misses"]:
+        print(f"  {x['id']} {x['question'][:70]!r}: expected {x['expected']}"
+              f"{' (' + x['expected_document'] + ')' if x['expected_document'] else ''}, got "
+              f"{x['got']}{' (' + x['got_document'] + ')' if x['got_document'] else ''} - "
+              f"{x['why'][:160]}")
+    return 0
+
+
+def _routing_rs(a):
+    """The configured data dir, or with --samples the sample corpus ingested (once) into
+    `--samples-dir` (default: a folder under the system's temp dir)."""
+    if not a.samples:
+        return _rs()
+    import tempfile
+
+    from backend.config import Settings
+    from backend.services.container import Ragscope
+    from eval.routing_corpus import SAMPLES, ingest_samples, missing_documents
+
+    data = Path(a.samples_dir or Path(tempfile.gettempdir()) / "ragscope-routing-samples")
+    rs = Ragscope(Settings(data_dir=data))
+    if missing_documents(rs, [f.name for f in SAMPLES.iterdir()]):
+        _err(f"note: ingesting the sample corpus into {data} (once)")
+        ingest_samples(rs)
+    return rs
 
 
 def cmd_import_beir(a) -> int:
@@ -363,6 +408,20 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--json", action="store_true", help="print only the metrics as JSON")
     an.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     an.set_defaults(fn=cmd_answers)
+
+    ro = sub.add_parser("routing", help="route accuracy of the chat's router on the labelled "
+                        "routing set (eval/routing_set.yaml)")
+    ro.add_argument("--routing-set", default=str(Path(__file__).with_name("routing_set.yaml")),
+                    help="the routing set file (default: eval/routing_set.yaml)")
+    ro.add_argument("--split", choices=["all", "tune", "test"], default="all",
+                    help="all questions, or the tuning third / the held-out two thirds")
+    ro.add_argument("--samples", action="store_true",
+                    help="route over the sample corpus (data/samples + data/samples_v2), "
+                         "ingested once into --samples-dir, instead of the configured data dir")
+    ro.add_argument("--samples-dir", help="data dir for --samples (default: under the temp dir)")
+    ro.add_argument("--json", action="store_true", help="print only the metrics as JSON")
+    ro.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    ro.set_defaults(fn=cmd_routing)
 
     b = sub.add_parser("import-beir", help="import a BEIR dataset folder")
     b.add_argument("dir", help="folder with corpus.jsonl, queries.jsonl, qrels/<split>.tsv")

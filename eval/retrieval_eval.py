@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.retrieval import RetrievalParams
 from eval.goldenset import Goldenset
 from eval.runner import evaluate

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from sqlalchemy import func, select
 
-from backend.access import Scope, scoped_counts
+from backend.security.access import Scope, scoped_counts
 from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
 from backend.store import repo
 from backend.store.models import CollectionDocument, Collection, Document

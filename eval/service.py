@@ -1,13 +1,13 @@
 """What the CLI and the evaluation page call: resolve a goldenset, run and store an evaluation,
 search documents for the goldenset editor. No Streamlit here. Runs and searches take the
-caller's Scope (backend/access.py): the CLI's operator passes `Scope.everything()`."""
+caller's Scope (backend/security/access.py): the CLI's operator passes `Scope.everything()`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.retrieval import RetrievalParams, Retriever, TraceOwner
 from eval.configs import resolve
 from eval.goldenset import Goldenset, GoldensetError

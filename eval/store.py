@@ -7,7 +7,7 @@ one result row per query; the configurations of one invocation share a `batch` i
 (`python -m eval answers`, kind "answers") use the same tables: the provider is the
 configuration, each result keeps the answer in `details`.
 
-Who sees what (ACL, backend/access.py): a goldenset tied to a collection is visible to those
+Who sees what (ACL, backend/security/access.py): a goldenset tied to a collection is visible to those
 who may read that collection (one without a collection: to everyone); a run is visible to
 those who may read every collection it searched (`index_meta["scope_collections"]`; runs
 from before knowledge bases: the collections they name, or, for the whole corpus, every
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sqlalchemy import delete, select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.store.eval_models import EvalGoldenset, EvalResult, EvalRun
 from backend.store.models import Collection
 from backend.store.models import utcnow

@@ -14,7 +14,7 @@ Metrics beyond eval/answers.py's (`aggregate`, over the scored turns):
   (the folder, de/ or en/): de_de, en_en, de_en (a German question on an English document),
   en_de; `pair_<q>_<d>` their counts;
 * `route_accuracy` — questions whose route the chat took (the `route` stage of the answer's
-  trace, backend/analysis/chat_route.py) equals the question's `route`; an analysis answer maps
+  trace, backend/answer/route.py) equals the question's `route`; an analysis answer maps
   to extract:<kind> (right when the intended kind is among the extractors run),
   summarize_section / summarize_document, compare_versions, compare_documents or
   cross_reference; a retrieval answer to inventory (a document list) or passage, and to `url`
@@ -148,7 +148,7 @@ def ask_dialogue(svc, q: AnswerQuestion, settings: dict, *, keep_session: bool =
     """Ask every turn of `q` in one new chat session; the last turn's answer and the labels
     of the route it took. The session is deleted afterwards (unless `keep_session`), so a
     benchmark run leaves no conversations in the chat page's list; traces stay."""
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.chat.types import Answered
 
     rs = svc.rs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backend.access import Scope
+from backend.security.access import Scope
 from eval.store import StoredRun, get_run, list_runs
 
 

@@ -8,13 +8,14 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import backend  # noqa: F401  (offline flags before anything heavy is imported)
-from backend import access, auth, sessions, upload_gate
-from backend import documents as docs
+from backend.security import access, auth, sessions, upload_gate
+from backend.services import documents as docs
+from backend.services import system
 from backend.config import Settings
 from backend.errors import RagscopeError
-from backend.display import safe_text  # noqa: F401  (names: control/bidi chars escaped)
-from backend.safe_markdown import md_escape, md_text  # noqa: F401  (the pages' escaping)
-from backend.services import Ragscope
+from backend.security.display import safe_text  # noqa: F401  (names: control/bidi chars escaped)
+from backend.security.safe_markdown import md_escape, md_text  # noqa: F401  (the pages' escaping)
+from backend.services.container import Ragscope
 from backend.ui import state as K
 
 LISTING_TTL_S = 30
@@ -61,7 +62,7 @@ def current_session() -> sessions.Session | None:
 
 def start_session(user: auth.User, began: float) -> None:
     """Sign this browser tab in as `user`, for a session that began at `began` (see
-    backend/sessions.py; streamlit-authenticator has set its own keys already)."""
+    backend/security/sessions.py; streamlit-authenticator has set its own keys already)."""
     st.session_state.update({K.AUTH_STATUS: True, K.AUTH_USERNAME: user.username,
                              K.AUTH_BEGAN: float(began), K.AUTH_NAME: user.name,
                              K.AUTH_ROLES: [user.role]})
@@ -156,8 +157,8 @@ def cached_filter_options(key: str, scope: access.Scope) -> docs.FilterOptions:
 
 
 @st.cache_data(ttl=5, show_spinner=False)
-def cached_status(key: str, scope: access.Scope) -> docs.SystemStatus:
-    return docs.system_status(get_rs(), scope=scope)
+def cached_status(key: str, scope: access.Scope) -> system.SystemStatus:
+    return system.system_status(get_rs(), scope=scope)
 
 
 def clear_listings() -> None:

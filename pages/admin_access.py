@@ -1,10 +1,10 @@
 """Access (admin): knowledge bases and their collections, access groups with their grants
 (read or write on knowledge bases) and members (dashboard users, API principals), and what
-a user may read and write. All logic is in backend/acl.py; the rule: docs/security.md."""
+a user may read and write. All logic is in backend/security/acl.py; the rule: docs/security.md."""
 import streamlit as st
 
-from backend import acl, auth
-from backend.access import Scope
+from backend.security import acl, auth
+from backend.security.access import Scope
 from backend.errors import RagscopeError
 from backend.store.acl_models import MEMBER_KINDS, PERMISSIONS
 from backend.ui import state as K

@@ -1,10 +1,10 @@
 """Users (admin): add and disable users, set roles, reset passwords, lift sign-in locks.
-Disabling, a new role and a new password end the user's sessions (backend/sessions.py)."""
+Disabling, a new role and a new password end the user's sessions (backend/security/sessions.py)."""
 import math
 
 import streamlit as st
 
-from backend import auth, login_limit
+from backend.security import auth, login_limit
 from backend.ui import state as K
 from pages._common import auth_paths, md_escape, require_page, show_errors
 

@@ -7,7 +7,7 @@ import json
 
 import streamlit as st
 
-from backend import documents as docs
+from backend.services import documents as docs
 from backend.analysis import export, views
 from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.extractors import EXTRACTORS

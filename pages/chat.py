@@ -22,7 +22,16 @@ from backend.chat.types import CONTEXT_LABELS, CONTEXT_MODES, MAX_OUTPUT_TOKENS
 from backend.errors import NotFound, RagscopeError
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
-from backend.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
+from backend.security.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
+from backend.ui.citations import (
+    cited_markdown,
+    document_params,
+    linkable,
+    source_heading,
+    source_passage_markdown,
+    trace_params,
+    trace_url,
+)
 from pages._common import (
     cached_filter_options,
     current_scope,
@@ -44,6 +53,7 @@ CHAT_DELETE_CANCEL = "chat.delete_cancel"
 CHAT_TITLE = "chat.title."  # + uuid
 CHAT_OPEN = "chat.open."  # + uuid
 CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widgets)
+CHAT_CITE = "chat.cite."  # + message id + "." + n: a citation's passage popover
 PROFILE_LABELS = {"markdown": "Markdown", "plain": "Plain text (checked and cleaned)"}
 STREAM_RENDER_S = 0.15  # a streamed answer is re-rendered (and re-sanitised) at most this often
 
@@ -83,7 +93,7 @@ def _text_md(text: str) -> str:
 
 def _answer_md(text: str, rich: bool) -> str:
     """Model/document text: no clickable links, remote images, autolinks or HTML (shown as
-    text); a model's Markdown formatting is kept when `rich` (backend/safe_markdown.py)."""
+    text); a model's Markdown formatting is kept when `rich` (backend/security/safe_markdown.py)."""
     return answer_markdown(text, rich=rich)
 
 
@@ -97,10 +107,10 @@ def _session_totals(s: SessionInfo) -> str:
     return f"{s.tokens_input:,} in · {s.tokens_output:,} out tokens · {cost}"
 
 
-def _source_line(src: dict, trace_id: str | None) -> str:
+def _source_line(src: dict, trace_id: str | None, question: str | None) -> str:
     if src.get("deleted"):  # text, title and links went with the document
         return (f"**[{src['n']:d}]** :gray[deleted document] · score {src['score']:.3f}"
-                + (" · " + md_link("retrieval trace", f"query_debug?trace={trace_id}")
+                + (" · " + md_link("retrieval trace", trace_url(trace_id, question))
                    if trace_id else ""))
     if src.get("hidden"):  # a document outside the reader's access now: nothing of it
         return f"**[{src['n']:d}]** :gray[{md_escape(src['title'])}]"
@@ -119,17 +129,39 @@ def _source_line(src: dict, trace_id: str | None) -> str:
     if uri.startswith(("http://", "https://")):
         links.append(md_link("web page", uri))
     if trace_id:
-        links.append(md_link("retrieval trace", f"query_debug?trace={trace_id}"))
+        links.append(md_link("retrieval trace", trace_url(trace_id, question)))
     return " · ".join(parts) + " · " + " · ".join(links)
 
 
-def _render_answer(m: MessageInfo) -> None:
+def _citations(m: MessageInfo, question: str | None) -> None:
+    """One button per cited source under the answer: its passage with the quote
+    highlighted, title, section path, page; open in document; the retrieval trace."""
+    cited = [s for s in m.sources if s.get("cited") and linkable(s)]
+    if not cited:
+        return
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+    row.caption("Cited:", width="content")
+    for src in cited:
+        with row.popover(f"[{src['n']:d}]", key=f"{CHAT_CITE}{m.id:d}.{src['n']:d}",
+                         help="The cited passage"):
+            st.markdown(source_heading(src))
+            st.markdown(source_passage_markdown(src) or ":gray[no text]")
+            st.page_link("pages/document.py", label="Open in document",
+                         icon=":material/open_in_new:", query_params=document_params(src))
+            if m.trace_id:
+                st.page_link("pages/query_debug.py", label="retrieval trace",
+                             icon=":material/troubleshoot:",
+                             query_params=trace_params(m.trace_id, question))
+
+
+def _render_answer(m: MessageInfo, question: str | None = None) -> None:
     if m.notice:
         st.warning(md_escape(m.notice), icon=":material/info:")
     if m.fallback:
         st.caption(":orange-badge[extractive fallback]")
     rich = renders_markdown(m.provider, (m.format_check or {}).get("profile"))
-    st.markdown(_answer_md(m.content, rich))
+    st.markdown(cited_markdown(m.content, rich, m.sources))
+    _citations(m, question)
     c = m.citations or {}
     if c.get("invalid"):
         st.error("The answer cites " + ", ".join(f"[{n:d}]" for n in c["invalid"])
@@ -166,7 +198,7 @@ def _render_answer(m: MessageInfo) -> None:
                 if group:
                     st.markdown(f"**{md_escape(heading)}**")
                     for src in group:
-                        st.markdown(_source_line(src, m.trace_id))
+                        st.markdown(_source_line(src, m.trace_id, question))
 
 
 def _settings_form(sess: SessionInfo) -> None:
@@ -298,12 +330,14 @@ st.caption(f"{md_escape(LABELS[sess.settings.provider])} · "
            f"{md_escape(', '.join(sess.settings.collections) or 'all collections')}")
 _settings_form(sess)
 
+asked = None
 for m in svc.messages(sess.uuid, scope=scope, user=owner):
     with st.chat_message(m.role):
         if m.role == "user":
+            asked = m.content
             st.markdown(_text_md(m.content))
         else:
-            _render_answer(m)
+            _render_answer(m, asked)
 
 question = st.chat_input("Ask a question about your documents", key=CHAT_INPUT)
 if question is not None:

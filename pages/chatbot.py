@@ -11,9 +11,13 @@ message, the chat and the sources (docs/chatbots.md "Embedding")."""
 import streamlit as st
 
 from backend.errors import NotFound, RagscopeError
+from backend.security.safe_markdown import md_link
 from backend.ui import state as K
+from backend.ui.citations import linkable, source_heading, source_passage_markdown
 from pages._chatbot_common import get_bots, sources_rows
 from pages._common import current_actor, is_embedded, md_escape, require_page
+
+BOT_CITE = "bot.cite."  # + message id + "." + n: a citation's passage popover
 
 require_page("viewer", "chatbots")
 bots = get_bots()
@@ -58,6 +62,25 @@ else:
     st.title(md_escape(bot.name))
     if bot.config.description:
         st.caption(md_escape(bot.config.description))
+
+
+def _cited(sources: list[dict], message_id: int) -> None:
+    """One button per cited source: its passage with the quote highlighted, title,
+    section, page, and the web page it was crawled from."""
+    cited = [x for x in sources if x.get("cited") and linkable(x)]
+    if not cited:
+        return
+    row = st.container(horizontal=True, gap="small", vertical_alignment="center")
+    row.caption("Cited:", width="content")
+    for src in cited:
+        with row.popover(f"[{src['n']:d}]", key=f"{BOT_CITE}{message_id:d}.{src['n']:d}"):
+            st.markdown(source_heading(src))
+            st.markdown(source_passage_markdown(src) or ":gray[no text]")
+            uri = src.get("source_uri") or ""
+            if uri.startswith(("http://", "https://")):
+                st.markdown(md_link("web page", uri))
+
+
 sessions = state[K.BOT_CHAT_SESSIONS]
 uuid = sessions.get(slug)
 with st.chat_message("assistant"):
@@ -66,6 +89,8 @@ history = bots.conversation(actor, slug, uuid, published_only=True) if uuid else
 for m in history:
     with st.chat_message(m.role):
         st.markdown(md_escape(m.content))
+        if m.role == "assistant":
+            _cited(m.sources, m.id)
 question = st.chat_input("Your question", key=K.BOT_CHAT_INPUT)
 if question:
     with st.chat_message("user"):
@@ -78,6 +103,8 @@ if question:
         sessions[slug] = ans.session
         with st.chat_message("assistant"):
             st.markdown(md_escape(ans.text))
+            if not ans.fallback_used:
+                _cited(ans.sources, ans.message_id)
             if ans.sources and not ans.fallback_used:
                 with st.expander("Sources"):
                     st.dataframe(sources_rows(ans.sources), hide_index=True)

@@ -8,7 +8,7 @@ Button callbacks run before this script (and so before `require_page`): each res
 caller first (`_actor`), and the service checks the role again."""
 import streamlit as st
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.chat.types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
 from backend.chatbots.generate import FIELDS
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES

@@ -8,7 +8,7 @@ Button callbacks run before this script (and so before `require_page`): each one
 the caller from the users file first (`_actor`), and crawl_ui checks the role again."""
 import streamlit as st
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.errors import InvalidCrawlSource, RagscopeError
 from backend.ui import crawl as crawl_ui
 from backend.ui import state as K

@@ -3,10 +3,13 @@ profile; editors set the title and the profile), full text with section navigati
 with offsets and pages, download of the original, delete."""
 import streamlit as st
 
-from backend import classification as classes
-from backend import documents as docs
+from backend.services import classification as classes
+from backend.services import documents as docs
+from backend.services import document_actions
 from backend.errors import NotFound
+from backend.ui import citations as cites
 from backend.ui import state as K
+from backend.ui.citations import place_markdown
 from pages._common import (
     safe_text,
     allowed,
@@ -41,6 +44,40 @@ except NotFound as e:
     st.stop()
 
 st.subheader(md_escape(safe_text(d.title or d.filename)), anchor=False)
+
+
+def _number(name: str) -> int | None:
+    v = st.query_params.get(name)
+    return int(v) if v and v.isdigit() else None
+
+
+def _cited_place() -> None:
+    """A chat citation's "Open in document" (?quote_start=&quote_end=&page=&version_number=):
+    the cited place first, a PDF page with the quote boxed, else the text around it."""
+    start, end = _number("quote_start"), _number("quote_end")
+    if start is None or end is None or _number("cited") != d.id:
+        return
+    place = show_errors(lambda: cites.cited_place(rs, current_actor(), d.id,
+                                                  _number("version_number"), start, end,
+                                                  _number("page")))
+    if place is None:
+        return
+    with st.container(border=True, key=K.DOCUMENT_CITED):
+        st.markdown(f"**Cited place** · version {place.version:d}"
+                    + (f" · page {place.page:d} of {place.pages:d}" if place.pages else ""))
+        if place.kind == "pdf":
+            st.image(place.png, caption="The quote is boxed in yellow.", output_format="PNG")
+        else:
+            with st.container(height=360):
+                st.markdown(place_markdown(place))
+        if place.web_url:
+            st.link_button("Open the web page", place.web_url, icon=":material/language:")
+            st.caption("Above: the stored copy of the page, as it was crawled.")
+        for note in place.notes:
+            st.info(md_escape(note))
+
+
+_cited_place()
 m = st.columns(4)
 m[0].metric("Status", md_escape(d.status))
 m[1].metric("Type", md_escape(d.doc_type))
@@ -87,7 +124,7 @@ with actions[1]:
     if allowed(user, "activate_version") and can_activate:
         if st.button("Activate this version", key=K.DOCUMENT_ACTIVATE,
                      icon=":material/published_with_changes:"):
-            if show_errors(lambda: docs.activate_version(rs, version.id, current_actor()) or True):
+            if show_errors(lambda: document_actions.activate_version(rs, version.id, current_actor()) or True):
                 clear_listings()
                 st.session_state[K.DOCUMENT_FLASH] = f"Version {version.number} is now active."
                 st.rerun()
@@ -189,7 +226,7 @@ if allowed(user, "delete"):
         yes, no, _ = st.columns([1, 1, 4])
         if yes.button("Yes, delete", type="primary", key=K.DOCUMENT_DELETE_CONFIRM):
             st.session_state[K.DOCUMENT_CONFIRM_DELETE] = False
-            if show_errors(lambda: docs.delete_document(rs, d.id, current_actor(),
+            if show_errors(lambda: document_actions.delete_document(rs, d.id, current_actor(),
                                                         purge_answers=purge)) is not None:
                 clear_listings()
                 st.session_state[K.EXPLORER_DOC_ID] = None

@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from backend import classification as classes
+from backend.services import classification as classes
 from backend.ui import state as K
 from pages._common import clear_listings, get_rs, md_escape, require_page, show_errors
 

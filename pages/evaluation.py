@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from backend import auth
+from backend.security import auth
 from backend.retrieval import TraceOwner
 from eval import service, views
 from eval import ui_keys as E
@@ -17,7 +17,7 @@ from eval.configs import load_configs
 from eval.judge import LLM_PROVIDERS
 from eval.runner import DEFAULT_METRICS
 from eval.store import get_goldenset, get_run, list_goldensets
-from backend.safe_markdown import md_link
+from backend.security.safe_markdown import md_link
 from pages._common import (
     current_scope,
     get_rs,

@@ -1,7 +1,7 @@
 """Explorer: documents with filters and pagination (one page is loaded at a time)."""
 import streamlit as st
 
-from backend import documents as docs
+from backend.services import documents as docs
 from backend.ui import state as K
 from pages._common import (
     safe_text,

@@ -5,7 +5,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from backend import auth, debug
+from backend.security import auth
+from backend.services import debug
 from backend.errors import NotFound
 from backend.retrieval import POLICIES
 from backend.retrieval.report import (
@@ -19,6 +20,7 @@ from backend.retrieval.report import (
     stage_line,
     stage_timings,
 )
+from backend.ui import citations as cites
 from backend.ui import state as K
 from pages._common import (
     safe_text,
@@ -34,7 +36,7 @@ from pages._common import (
 user = require_page("viewer")
 rs = get_rs()
 # Traces: each user sees their own, admins everyone's (backend/retrieval/traces.py); what a
-# trace shows is limited to the collections the user may read now (backend/debug.py).
+# trace shows is limited to the collections the user may read now (backend/services/debug.py).
 is_admin = auth.has_role(user.role, "admin")
 actor = current_actor()
 st.title("Query debug")
@@ -46,6 +48,9 @@ if trace_id and (st.session_state.get(K.DEBUG_RESULT_A) or {}).get("trace", {}).
         st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = loaded, None
     except NotFound as e:  # none with that id, or another user's: the same message
         st.error(md_escape(str(e)))
+asked = st.query_params.get("q")  # a chat's trace link: its question, to rerun it
+if trace_id and asked and not st.session_state.get(K.DEBUG_QUERY):  # (every run until the
+    st.session_state[K.DEBUG_QUERY] = asked[:10000]  # first search: a rerun cannot lose it)
 
 choices = debug.filter_choices(rs, scope=current_scope())
 
@@ -102,6 +107,7 @@ if go_button:
     st.session_state[K.DEBUG_RESULT_A], st.session_state[K.DEBUG_RESULT_B] = res_a, res_b
     if res_a:
         st.query_params["trace"] = res_a["trace"]["id"]
+    st.query_params.pop("q", None)  # the query field holds what was searched now
 
 with st.expander("Past traces"):
     past = debug.past_traces(rs, actor=actor)
@@ -129,8 +135,12 @@ def _render(result: dict, label: str) -> None:
     route = route_info(result)
     if route:  # a chat question: which route answered it and why (issue 12)
         line = f"Chat route: **{md_escape(route['route'])}**"
+        if route["path"]:
+            line += f" · path {md_escape(route['path'])}"
         if route["action"]:
             line += f" · intent {md_escape(route['action'])}"
+        if route["url"]:
+            line += f" · URL in the question: {md_escape(route['url'])}"
         line += f" · why: {md_escape(route['why'])}"
         if route["document_id"] is not None:
             line += (f" · document {md_escape(route['document_id'])}: "
@@ -151,14 +161,25 @@ def _render(result: dict, label: str) -> None:
                        "file": safe_text(d["filename"]),
                        "type": d["doc_type"], "score": round(d["score"], 4)}
                       for d in result["documents"]], hide_index=True)
+    cited = cites.cited_in_trace(rs, trace["id"], current_scope(), result["hits"])
+    if cited:  # the chat answer of this trace: which sources it cited
+        st.markdown("**Cited in the answer:**  \n" + "  \n".join(
+            f"\\[{c['n']:d}\\] {md_escape(safe_text(c['title']))}"
+            + (f" › {md_escape(c['section'])}" if c["section"] else "")
+            + (f" · p. {int(c['page']):d}" if c["page"] is not None else "")
+            + (f" · hit #{int(c['rank']):d}" if c["rank"] is not None else "")
+            for c in cited))
     rows = hits_rows(result)
     if not rows and result["mode"] != "inventory":
         st.info("No hits.")
         return
     st.subheader("Final hits", anchor=False)
     st.dataframe(rows, hide_index=True)
+    cited_n = {c["chunk_id"]: c["n"] for c in cited if c["chunk_id"]}
     for h in result["hits"][:10]:
-        with st.expander(f"#{h['rank']:d} · {h['score']:.3f} · "
+        mark = f"cited \\[{int(cited_n[h['chunk_id']]):d}\\] · " if h.get("chunk_id") in cited_n \
+            else ""
+        with st.expander(f"#{h['rank']:d} · {mark}{h['score']:.3f} · "
                          f"{md_escape(safe_text(h['document_title'] or h['filename']))} "
                          f"› {md_escape(h.get('breadcrumb') or '-')}"
                          + (f" · p. {md_escape(h['page'])}" if h["page"] else "")):

@@ -1,7 +1,8 @@
 """Settings (admin): the configuration in effect, a consistency check and a full reindex."""
 import streamlit as st
 
-from backend import documents as docs
+from backend.services import document_actions
+from backend.services import system
 from backend.ui import state as K
 from pages._common import (
     cached_status,
@@ -26,7 +27,7 @@ if result:
 
 st.caption("Settings come from RAGSCOPE_* environment variables and are read at start; "
            "secrets are masked.")
-st.dataframe(docs.settings_table(rs), hide_index=True)
+st.dataframe(system.settings_table(rs), hide_index=True)
 
 st.subheader("Indexes", anchor=False)
 status = cached_status(data_key(rs), current_scope())
@@ -39,7 +40,7 @@ st.dataframe([{"index": name, "backend": (m or {}).get("backend", "-"),
 c1, c2 = st.columns(2)
 with c1:
     if st.button("Check store and indexes", key=K.SETTINGS_CHECK, icon=":material/rule:"):
-        report = show_errors(lambda: docs.check_consistency(rs, current_actor()))
+        report = show_errors(lambda: document_actions.check_consistency(rs, current_actor()))
         if report is not None:
             problems = {k: len(v) for k, v in report.problems().items()}
             if problems:
@@ -69,7 +70,7 @@ with c2:
                 bar.progress(done / total if total else 1.0,
                              text=f"{done:d} of {total:d} chunks")
 
-            res = show_errors(lambda: docs.reindex(rs, current_actor(), on_progress=progress))
+            res = show_errors(lambda: document_actions.reindex(rs, current_actor(), on_progress=progress))
             if res is not None:
                 clear_listings()
                 st.session_state[K.SETTINGS_RESULT] = (

@@ -3,7 +3,7 @@
 import plotly.graph_objects as go
 import streamlit as st
 
-from backend import documents as docs
+from backend.services import documents as docs
 from backend.errors import NotFound
 from backend.ui import state as K
 from pages._common import (

@@ -2,8 +2,8 @@
 the others are still ingested."""
 import streamlit as st
 
-from backend import acl
-from backend import documents as docs
+from backend.security import acl
+from backend.services import document_actions
 from backend.ui import state as K
 from pages._common import (
     safe_text,
@@ -30,7 +30,7 @@ if writable == [] and not kbs:
                "your access groups write access to a knowledge base.")
 files = st.file_uploader(
     "Files", accept_multiple_files=True, key=f"{K.UPLOAD_FILES}.{st.session_state[K.UPLOAD_NONCE]}",
-    help=f"Supported: {md_escape(', '.join(docs.supported_extensions()))}; at most {limit:g} MiB "
+    help=f"Supported: {md_escape(', '.join(document_actions.supported_extensions()))}; at most {limit:g} MiB "
          "each.")
 c1, c2 = st.columns([3, 2])
 collection = c1.text_input(
@@ -45,7 +45,7 @@ knowledge_base = c2.selectbox(
     help="Only used when the collection does not exist yet.")
 
 identity = st.selectbox(
-    "Identity", list(docs.UPLOAD_IDENTITY), format_func=docs.UPLOAD_IDENTITY.get,
+    "Identity", list(document_actions.UPLOAD_IDENTITY), format_func=document_actions.UPLOAD_IDENTITY.get,
     key=K.UPLOAD_IDENTITY,
     help="A file with the name of a document in the same collection becomes that document's "
          "new version instead of a second active document (RAGSCOPE_VERSION_MATCH); force "
@@ -95,7 +95,7 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
         if i < total:
             slots[i].status(f"{md_escape(payload[i][0])} — ingesting…", state="running")
 
-    outcomes = show_errors(lambda: docs.ingest_uploads(
+    outcomes = show_errors(lambda: document_actions.ingest_uploads(
         rs, payload, current_actor(), collection=collection,
         knowledge_base=knowledge_base if collection.strip() else None, on_progress=progress,
         identity=identity, version_of=version_of))
@@ -110,7 +110,7 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
         failed = sum(not o.ok for o in outcomes)
         msg = f"{len(outcomes) - failed} of {len(outcomes)} files ingested"
         (st.warning if failed else st.success)(msg + (f", {failed} failed." if failed else "."))
-        lost = docs.unretrievable_message(outcomes)
+        lost = document_actions.unretrievable_message(outcomes)
         if lost:
             st.error(md_escape(lost), icon=":material/search_off:")
 elif st.session_state[K.UPLOAD_RESULTS]:

@@ -9,10 +9,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from backend import acl, auth
-from backend.access import Actor
+from backend.security import acl, auth
+from backend.security.access import Actor
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 
 KBS = ("alpha", "beta", "gamma")
 GROUP = {"alpha": "g-alpha", "beta": "g-beta", "gamma": "g-gamma"}

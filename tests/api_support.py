@@ -52,12 +52,12 @@ class ApiEnv:
 def build_env(data_dir: Path, embedder) -> ApiEnv:
     from fastapi.testclient import TestClient
 
-    from backend import acl
-    from backend.access import Actor
+    from backend.security import acl
+    from backend.security.access import Actor
     from backend.api.http import create_app
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=data_dir))
     rs.embedder = embedder
@@ -90,8 +90,8 @@ def api_env(tmp_path_factory, shared_embedder):
 def grant_and_issue(rs, groups: dict, principals: dict) -> dict[str, str]:
     """Access groups (`group: (knowledge base, permission)`) and principals (`name: (groups,
     scopes)`) with one API token each; returns the tokens by principal."""
-    from backend import acl
-    from backend.access import Actor
+    from backend.security import acl
+    from backend.security.access import Actor
     from backend.api.tokens import create_token
 
     system = Actor.system("tests")

@@ -3,7 +3,7 @@ tests (the server of tests/test_crawl_site.py), and a ChatbotService whose crawl
 allow-lists it."""
 from __future__ import annotations
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.chatbots.service import ChatbotService
 from backend.crawl.service import CrawlService
 from tests.test_crawl_site import Reply, Site

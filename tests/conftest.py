@@ -86,7 +86,7 @@ def embedding_cache_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def shared_embedder(embedding_cache_dir):
     from backend.config import Settings
-    from backend.embedding import Embedder
+    from backend.embed.embedder import Embedder
 
     return Embedder.from_settings(Settings())
 
@@ -133,7 +133,7 @@ def settings(tmp_path):
 def make_rs(tmp_path, shared_embedder):
     """Factory for a Ragscope on a temporary data dir, sharing the session's model."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     made = []
 
@@ -170,7 +170,7 @@ def sample_rs(tmp_path_factory, shared_embedder):
     manual also in `handbuch`). Read-only: tests must not change it."""
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("samples") / "var"))
     rs.embedder = shared_embedder
@@ -202,7 +202,7 @@ def answer_rs(sample_rs, tmp_path_factory):
     import sqlite3
 
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path_factory.mktemp("answers") / "var"
     data.mkdir()

@@ -26,12 +26,16 @@ from pathlib import Path
 
 # Functions whose result is safe Markdown, and why.
 SAFE_HELPERS = {
-    "md_escape": "escapes everything (backend/safe_markdown.py)",
+    "md_escape": "escapes everything (backend/security/safe_markdown.py)",
     "md_text": "md_escape per line, line breaks kept",
     "answer_markdown": "chat answers: escaped, or re-rendered with links/images/HTML as text",
     "highlight_markdown": "keyword snippets: md_escape'd text plus the index's <b> marks",
     "md_link": "escaped label; http(s) or relative URL, percent-encoded",
     "stage_line": "numbers only (backend/retrieval/report.py)",
+    "cited_markdown": "answer_markdown with each [n] a link of numbers (backend/ui/citations.py)",
+    "source_heading": "md_escape'd title, section path; page as a number",
+    "source_passage_markdown": "md_escape'd passage, the quote in a colour directive",
+    "place_markdown": "md_escape'd document text around a quote in a colour directive",
     "diff_markdown": "version diff: md_escape'd text in colour directives (backend/analysis/views.py)",
 }
 NUMERIC_FUNCS = {"len", "int", "float", "round", "sum", "abs", "bool"}

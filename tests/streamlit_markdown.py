@@ -16,7 +16,7 @@ import re
 
 from markdown_it import MarkdownIt
 
-from backend.safe_markdown import WORD_JOINER
+from backend.security.safe_markdown import WORD_JOINER
 
 TEXT_RULES = {
     "material icon": re.compile(r":material_(\w+):"),
@@ -41,10 +41,16 @@ def _strip_code(source: str) -> str:
     return re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", "", source)
 
 
-def hazards(markdown: str, allowed_directives: frozenset[str] = frozenset()) -> list[str]:
+CITATION_LINK = re.compile(r"link: document\?doc=\d+&cited=\d+(?:&version_number=\d+)?"
+                           r"(?:&quote_start=\d+&quote_end=\d+)?(?:&page=\d+)?")
+
+
+def hazards(markdown: str, allowed_directives: frozenset[str] = frozenset(), *,
+            citation_links: bool = False) -> list[str]:
     """Every construct in `markdown` Streamlit would render as something other than text:
     links, images, HTML, math, icons, logo, emoji, autolinks, colour/badge directives
-    (except `allowed_directives`, which our own templates use)."""
+    (except `allowed_directives`, which our own templates use). `citation_links`: the
+    chat's own `[n]` links (numbers only, backend/ui/citations.py) are not reported."""
     source = markdown.replace(":material/", ":material_")
     found: list[str] = []
     bare = _strip_code(source)
@@ -62,7 +68,7 @@ def hazards(markdown: str, allowed_directives: frozenset[str] = frozenset()) -> 
                 for name, rule in TEXT_RULES.items():
                     for m in rule.finditer(t.content):
                         found.append(f"{name}: {m.group(0)}")
-    return found
+    return [f for f in found if not (citation_links and CITATION_LINK.fullmatch(f))]
 
 
 def rendered_text(markdown: str) -> str:

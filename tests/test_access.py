@@ -1,4 +1,4 @@
-"""backend/access.py and the crawl console's actions: every action that changes something
+"""backend/security/access.py and the crawl console's actions: every action that changes something
 checks the role of the actor it is given, whatever a page did before."""
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from backend import access, auth, sessions
-from backend.access import Actor
+from backend.security import access, auth, sessions
+from backend.security.access import Actor
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.ui import crawl as crawl_ui
 
 EDITOR, ADMIN = Actor("ed", "editor"), Actor("root", "admin")

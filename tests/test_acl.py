@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from backend import acl, auth, debug
-from backend import documents as docs
-from backend.access import Actor, Scope, scope_of
+from backend.security import acl, auth
+from backend.services import debug
+from backend.services import documents as docs
+from backend.security import access
+from backend.services import document_actions
+from backend.services import system
+from backend.security.access import Actor, Scope, scope_of
 from backend.chat.service import ChatService
 from backend.errors import AccessConfigError, NotFound
 from backend.retrieval import RetrievalParams, Retriever
@@ -85,7 +89,7 @@ def test_every_read_path_returns_exactly_the_groups_documents(rs, matrix, kbs):
     opts = docs.filter_options(rs, scope=scope)
     assert opts.collections == sorted(COLLECTION[k] for k in kbs)
     assert opts.file_types == (["md"] if kbs else [])
-    status = docs.system_status(rs, scope=scope)
+    status = system.system_status(rs, scope=scope)
     assert status.counts["documents"] == len(want)
     assert status.counts["collections"] == len(kbs)
     assert (status.counts["active_chunks"] > 0) == bool(kbs)
@@ -114,11 +118,11 @@ def test_every_read_path_returns_exactly_the_groups_documents(rs, matrix, kbs):
             else:
                 assert _missing_message(call, the_id) == _missing_message(call, 999999), what
         if kb in kbs:
-            assert docs.resolve_document(rs, FILENAME[kb], scope=scope) == d
+            assert access.resolve_document(rs, FILENAME[kb], scope=scope) == d
             assert MARK[kb] in docs.version_text(rs, v, scope=scope)
         else:
             with pytest.raises(NotFound):
-                docs.resolve_document(rs, FILENAME[kb], scope=scope)
+                access.resolve_document(rs, FILENAME[kb], scope=scope)
             with pytest.raises(NotFound) as e:  # naming its collection: "unknown", lists none
                 Retriever(rs).retrieve(QUERY, RetrievalParams(collections=[COLLECTION[kb]]),
                                        scope=scope)
@@ -154,7 +158,7 @@ def test_admins_and_the_operator_see_everything(rs, matrix):
         assert scope.unrestricted
         res = Retriever(rs).retrieve(QUERY, RetrievalParams(k=20), scope=scope)
         assert {h.document_id for h in res.hits} == set(matrix.doc.values())
-        assert docs.system_status(rs, scope=scope).index_meta["vector"] is not None
+        assert system.system_status(rs, scope=scope).index_meta["vector"] is not None
 
 
 def test_a_principal_gets_the_scope_of_its_groups_only(rs, matrix):
@@ -171,37 +175,37 @@ def test_writes_need_a_writable_collection(rs, matrix):
     editor_b = Actor("u-b-ed", "editor")  # g-beta grants write on beta
     editor_a = Actor("u-a-ed", "editor")  # g-alpha grants read only
     assert scope_of(rs, editor_b).writable == {COLLECTION["beta"]}
-    out = docs.ingest_uploads(rs, [("beta_extra.md", b"# Beta extra\n\nMore beta text.\n")],
+    out = document_actions.ingest_uploads(rs, [("beta_extra.md", b"# Beta extra\n\nMore beta text.\n")],
                               editor_b, collection=COLLECTION["beta"])
     assert out[0].ok
     with pytest.raises(auth.PermissionDenied, match="may read but not change"):
-        docs.ingest_uploads(rs, [("a.md", b"# A\n\nalpha\n")], editor_a,
+        document_actions.ingest_uploads(rs, [("a.md", b"# A\n\nalpha\n")], editor_a,
                             collection=COLLECTION["alpha"])
     with pytest.raises(NotFound, match="unknown collection"):  # cannot even read it
-        docs.ingest_uploads(rs, [("g.md", b"# G\n\ngamma\n")], editor_b,
+        document_actions.ingest_uploads(rs, [("g.md", b"# G\n\ngamma\n")], editor_b,
                             collection=COLLECTION["gamma"])
     with pytest.raises(NotFound, match="unknown knowledge base 'beta'"):  # not even readable
-        docs.ingest_uploads(rs, [("n.md", b"# N\n\nnew\n")], editor_a, collection="brand-new",
+        document_actions.ingest_uploads(rs, [("n.md", b"# N\n\nnew\n")], editor_a, collection="brand-new",
                             knowledge_base="beta")
     with pytest.raises(auth.PermissionDenied, match="may not add collections to knowledge "
                                                     "base 'alpha'"):
-        docs.ingest_uploads(rs, [("n.md", b"# N\n\nnew\n")], editor_a, collection="brand-new",
+        document_actions.ingest_uploads(rs, [("n.md", b"# N\n\nnew\n")], editor_a, collection="brand-new",
                             knowledge_base="alpha")
     with pytest.raises(NotFound):
-        docs.delete_document(rs, matrix.doc["gamma"], editor_b)
+        document_actions.delete_document(rs, matrix.doc["gamma"], editor_b)
     with pytest.raises(auth.PermissionDenied):
-        docs.delete_document(rs, matrix.doc["alpha"], editor_a)
+        document_actions.delete_document(rs, matrix.doc["alpha"], editor_a)
     with pytest.raises(auth.PermissionDenied):  # a viewer in a write group: the role decides
-        docs.ingest_uploads(rs, [("v.md", b"# V\n\nv\n")], Actor("u-b", "viewer"),
+        document_actions.ingest_uploads(rs, [("v.md", b"# V\n\nv\n")], Actor("u-b", "viewer"),
                             collection=COLLECTION["beta"])
-    assert docs.delete_document(rs, out[0].document_id, editor_b) == out[0].document_id
+    assert document_actions.delete_document(rs, out[0].document_id, editor_b) == out[0].document_id
     assert "brand-new" not in {c.name for c in acl.collections(rs, Scope.everything())}
 
 
 def test_titles_profiles_and_forced_versions_need_write_on_the_document(rs, matrix):
     """Document changes from the classification layer (title, profile) and a forced "new
     version of DOC" upload: write on the document's collections, NotFound when unreadable."""
-    from backend import classification as classes
+    from backend.services import classification as classes
 
     editor_b, editor_a = Actor("u-b-ed", "editor"), Actor("u-a-ed", "editor")
     beta, alpha, gamma = (matrix.doc[k] for k in ("beta", "alpha", "gamma"))
@@ -218,11 +222,11 @@ def test_titles_profiles_and_forced_versions_need_write_on_the_document(rs, matr
     with pytest.raises(auth.PermissionDenied):  # the role decides first
         classes.set_title(rs, beta, "x", Actor("u-b", "viewer"))
     with pytest.raises(auth.PermissionDenied, match="may read but not change document"):
-        docs.ingest_uploads(rs, [("v2.md", b"# Alpha v2\n\nnew text\n")], editor_a,
+        document_actions.ingest_uploads(rs, [("v2.md", b"# Alpha v2\n\nnew text\n")], editor_a,
                             collection=COLLECTION["alpha"], identity="version_of",
                             version_of=str(alpha))
     with pytest.raises(NotFound):  # unreadable: like a document that does not exist
-        docs.ingest_uploads(rs, [("v2.md", b"# Gamma v2\n\nnew text\n")], editor_b,
+        document_actions.ingest_uploads(rs, [("v2.md", b"# Gamma v2\n\nnew text\n")], editor_b,
                             collection=COLLECTION["beta"], identity="version_of",
                             version_of=FILENAME["gamma"])
     assert docs.document_detail(rs, alpha, scope=Scope.everything()).title != "Alpha renamed"
@@ -418,7 +422,7 @@ def test_upgrade_puts_existing_collections_into_the_default_knowledge_base(tmp_p
     import sqlalchemy as sa
 
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store.db import make_engine, upgrade
 
     data = tmp_path / "var"

@@ -17,11 +17,13 @@ import time
 
 import pytest
 
-from backend import access, acl, documents
-from backend.access import Actor
+from backend.security import access, acl
+from backend.services import documents
+from backend.services import document_actions
+from backend.security.access import Actor
 from backend.config import Settings
 from backend.ingest.service import Ingestor
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.models import DocumentVersion
 from backend.ui import state as K
@@ -142,7 +144,7 @@ def test_http_upload_of_another_kbs_bytes_is_a_document_of_its_own(rs, matrix):
         LATER) == 0
 
     # deleting the writer's copy leaves alpha's stored original alone
-    documents.delete_document(rs, own, Actor(WRITER, "editor"))
+    document_actions.delete_document(rs, own, Actor(WRITER, "editor"))
     original = documents.original_file(rs, before[3][0][0], scope=access.Scope.everything())
     assert original.data == F.text("alpha")
 
@@ -259,7 +261,7 @@ def test_a_failed_record_of_another_kb_is_not_reused(rs, matrix):
     theirs = ing.ingest_bytes(bad, "alpha-broken.xyz", collection=F.COLLECTION["alpha"])
     assert theirs.status == "failed"
     before = _state(rs, theirs.document_id)
-    (mine,) = documents.ingest_uploads(rs, [("mine.xyz", bad)], Actor(WRITER, "editor"),
+    (mine,) = document_actions.ingest_uploads(rs, [("mine.xyz", bad)], Actor(WRITER, "editor"),
                                        collection=F.COLLECTION["beta"])
     assert mine.status == "failed" and mine.document_id != theirs.document_id
     assert "mine.xyz" in mine.error and "alpha-broken" not in mine.error
@@ -275,7 +277,7 @@ def test_within_what_the_uploader_reads_identical_content_is_still_linked(rs, ma
     ing = Ingestor(rs)
     out = ing.ingest_bytes(F.text("beta"), "beta-again.md", collection="beta-extra")
     assert out.status == "duplicate" and out.document_id == matrix.doc["beta"]
-    (again,) = documents.ingest_uploads(rs, [("beta-third.md", F.text("beta"))],
+    (again,) = document_actions.ingest_uploads(rs, [("beta-third.md", F.text("beta"))],
                                         Actor(WRITER, "editor"),
                                         collection=F.COLLECTION["beta"])
     assert again.status == "unchanged" or again.status == "duplicate"
@@ -289,12 +291,12 @@ def test_an_upload_named_like_another_kbs_document_is_not_its_new_version(rs, ma
     before = _state(rs, matrix.doc["alpha"])
     writer = Actor(WRITER, "editor")
     text = b"# Beta's own notes\n\nThe BETAOWN pump list is kept by the beta team.\n"
-    (out,) = documents.ingest_uploads(rs, [(F.FILENAME["alpha"], text)], writer,
+    (out,) = document_actions.ingest_uploads(rs, [(F.FILENAME["alpha"], text)], writer,
                                       collection=F.COLLECTION["beta"])
     assert out.status == "new" and out.document_id != matrix.doc["alpha"], out
     assert _state(rs, matrix.doc["alpha"]) == before
     detail = documents.document_detail(rs, out.document_id, scope=writer_scope(rs))
     assert detail.source_uri == f"upload://{F.FILENAME['alpha']}"  # as uploaded
-    (again,) = documents.ingest_uploads(rs, [(F.FILENAME["alpha"], text + b"More.\n")], writer,
+    (again,) = document_actions.ingest_uploads(rs, [(F.FILENAME["alpha"], text + b"More.\n")], writer,
                                         collection=F.COLLECTION["beta"])
     assert again.status == "new_version" and again.document_id == out.document_id

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from backend import acl
-from backend.access import Actor, scope_of
+from backend.security import acl
+from backend.security.access import Actor, scope_of
 from backend.ui import state as K
 from tests.acl_fixtures import COLLECTION, GROUP, KBS, MARK, QUERY, Matrix, build
 from tests.test_pages import app, components, errors, shared_model  # noqa: F401  (fixtures)
@@ -92,7 +92,7 @@ def test_a_document_id_outside_the_scope_is_unknown(app, matrix, shared_model, p
 
 
 def test_a_trace_of_another_scope_in_the_url_is_unknown(app, matrix, shared_model, rs_factory):
-    from backend import debug
+    from backend.services import debug
 
     rs = rs_factory()
     trace = debug.run_query(rs, QUERY, {}, actor=Actor("u-a", "viewer"))

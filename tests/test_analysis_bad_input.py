@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section
 from backend.chat.service import ChatService
@@ -106,8 +106,11 @@ def test_documents_without_dates_or_sections(rs):
     svc = ChatService(rs)
     sess = svc.create_session()
     msg = svc.ask(sess.uuid, "Welche Fristen stehen in datumslos.txt?", scope=EVERYTHING).message
-    assert msg.provider == "analysis" and "keine" in msg.content and "gefunden" in msg.content
-    assert msg.sources == []
+    # issue 22: an analysis answer only when it found what was asked; else the passage route
+    assert msg.provider == "extractive" and not msg.content.startswith("In „datumslos")
+    route = load_result_dict(rs.store, msg.trace_id, viewer=None,
+                             is_admin=True)["trace"]["stages"][0]["params"]
+    assert "not answered from the analysis" in route["why"] and "0 deadlines" in route["why"]
     msg = svc.ask(sess.uuid, "Fass Kapitel 2 von datumslos.txt zusammen", scope=EVERYTHING).message
     assert msg.provider == "extractive"  # there is no chapter 2: retrieval, with the reason
     route = load_result_dict(rs.store, msg.trace_id, viewer=None,

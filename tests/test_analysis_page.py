@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.ui import state as K
 from tests.conftest import ROOT, SAMPLES
 from tests.test_pages import (  # noqa: F401  (fixtures)

@@ -10,7 +10,7 @@ import pytest
 
 from backend.analysis.dates import document_date, find_dates, find_durations, resolve_relative
 from backend.analysis.extractors import EXTRACTORS, NAMES, run_extractor
-from backend.analysis.intents import DocCandidate, explain, has_cue, recognise
+from backend.answer.intents import DocCandidate, explain, has_cue, recognise
 from backend.analysis.source import source_from_rows, split_sentences
 
 
@@ -251,3 +251,34 @@ def test_what_was_or_is_not_needed_is_no_requirement():
     assert reqs == ["Die Pumpe muss bis Juni geprüft werden.",
                     "Für den Umbau ist eine Genehmigung erforderlich.",
                     "Der Betreiber muss berichten; eine Abstimmung war nicht erforderlich."]
+
+
+# ---- issue 22: one keyword is no intent, a URL is no summary, the name decides -------------
+
+@pytest.mark.parametrize("question,why", [
+    ("Gibt es eine Zusammenfassung der Kosten für den Hochbehälter?", "without a request"),
+    ("How long did the outage last according to the summary of the incident report?",
+     "without a request"),
+    ("How do the results of the water supply compare to those of district heating?", "alone"),
+    ("Fasse diese Seite zusammen: https://example.org/info.html und nenne die maximale "
+     "Fahrzeughöhe", "URL in the question (https://example.org/info.html)"),
+])
+def test_a_single_keyword_or_a_url_is_no_intent(question, why):
+    intent, reason = explain(question, DOCS)
+    assert intent is None and why in reason, (intent, reason)
+
+
+def test_list_questions_keep_their_verbs_and_dates_out_of_the_topic():
+    it = recognise("Welche Beschlüsse wurden in der Sitzung des Werkausschusses am 12. März 2024 "
+                   "gefasst?", DOCS)
+    assert (it.action, it.extractors, it.document, it.topic) == ("extract", ("decisions",), 13,
+                                                                 None)
+    it = recognise("Which action items came out of the steering committee meeting?", DOCS)
+    assert (it.extractors, it.document, it.topic) == (("meeting_actions",), 15, None)
+
+
+def test_the_generic_word_of_a_name_breaks_a_tie():
+    docs = DOCS + [DocCandidate(16, "Runbook: Lumen Data Gateway failover and recovery",
+                                "runbook_gateway_failover.md", "runbook_or_ops_doc")]
+    it = recognise("Fasse Kapitel 3 Betrieb des Lumen-Handbuchs zusammen.", docs)
+    assert (it.action, it.section, it.document) == ("summarize", "3", 9)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis import artifacts
 from backend.analysis.extractors import EXTRACTORS
 from backend.analysis.service import analyze_document, find_section, load_source, resolve

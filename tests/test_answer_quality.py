@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from eval.answer_set import load_answer_goldenset
 from eval.answers import contains_answer, is_abstention, score
 from eval.gate import answer_violations, load_answer_floors

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.prompt import check_citations
 from backend.chat.service import ChatService
-from backend.evidence.grounding import check_support
-from backend.evidence.sentences import split_sentences
+from backend.answer.evidence.grounding import check_support
+from backend.answer.evidence.sentences import split_sentences
 from backend.llm.base import Evidence
-from backend.llm.extractive import NOTHING_FOUND
+from backend.answer.extractive import NOTHING_FOUND
 from backend.retrieval.policies import prefer_uploads
 from backend.retrieval.query import parse_query
 from backend.retrieval.traces import get_trace
@@ -172,7 +172,7 @@ def test_the_asked_value_beats_a_better_ranked_sentence_that_only_repeats_the_qu
     """A date ("8 March 2024") is no answer to "Auf welchen Wert …", and a definition that
     repeats the question's words but has no duration none to "Wie lange …", even from the
     best-ranked source."""
-    from backend.llm.extractive import answer_text
+    from backend.answer.extractive import answer_text
 
     assert answer_text(question, evidence).endswith(expected)
 
@@ -204,7 +204,7 @@ def test_uploads_come_before_crawled_pages_only_on_ties():
 def test_a_version_number_is_no_value_unless_a_version_is_asked():
     """"Default value" asks for a number, but "removed in version 4.0" carries none beyond
     the version; asked for the version, the same sentence has it."""
-    from backend.evidence.scoring import analyse, new_value
+    from backend.answer.evidence.scoring import analyse, new_value
 
     sentence = "The old key will be removed in version 4.0."
     assert not new_value(analyse("What is the default value of gateway.max_connections?"),

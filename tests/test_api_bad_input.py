@@ -166,7 +166,7 @@ def test_an_upload_over_the_file_limit_is_refused_before_anything_is_stored(make
     from fastapi.testclient import TestClient
 
     from backend.api.http import create_app
-    from backend.jobs import recent_jobs
+    from backend.services.jobs import recent_jobs
 
     rs = make_rs(max_upload_mb=0.01)  # 10 KiB
     tok = tokens.create_token(rs.store, "uploader", ["admin"], created_by="tests")[1]
@@ -179,7 +179,7 @@ def test_an_upload_over_the_file_limit_is_refused_before_anything_is_stored(make
 
 
 def test_an_unexpected_error_is_a_500_with_an_id_and_no_details(api_env, monkeypatch, caplog):
-    from backend import navigation
+    from backend.services import navigation
 
     def boom(*a, **k):
         raise RuntimeError("secret internal detail /var/lib/x")

@@ -56,12 +56,12 @@ class Env:
 def env(tmp_path_factory, shared_embedder):
     from fastapi.testclient import TestClient
 
-    from backend import acl
-    from backend.access import Actor
+    from backend.security import acl
+    from backend.security.access import Actor
     from backend.api.http import create_app
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     with Site() as site, Site() as slow:
         build_ferry_site(site)
@@ -263,7 +263,7 @@ def test_outside_the_bots_collections_it_does_not_exist(env):
     assert env.get("/api/chatbots/harbour-bot", "ferry-editor").status_code == 404
     assert {b["slug"] for b in env.get("/api/chatbots", "root").json()["items"]} \
         == {"ferry", "harbour-bot"}
-    from backend.access import Actor
+    from backend.security.access import Actor
 
     env.client.app.state.bots.delete(Actor.system("tests"), "harbour-bot")  # no route
 
@@ -296,7 +296,7 @@ def test_cancel_and_resume_a_build(env):
         assert done["status"] == "done" and done["pages_done"] == 12, done
         assert done["documents"] == 12 and done["chunks_embedded"] >= 12
     finally:
-        from backend.access import Actor
+        from backend.security.access import Actor
 
         env.wait_build("slow-ferry")
         env.client.app.state.bots.delete(Actor.system("tests"), "slow-ferry")

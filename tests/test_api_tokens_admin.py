@@ -9,7 +9,7 @@ import pytest
 from backend.api import tokens
 from backend.cli.main import main
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     app,
@@ -94,8 +94,8 @@ def test_only_admins_reach_the_token_page(app, bare, user):
 
 
 def test_token_management_checks_the_role_in_the_backend(tmp_path):
-    from backend.access import Actor
-    from backend.auth import PermissionDenied
+    from backend.security.access import Actor
+    from backend.security.auth import PermissionDenied
 
     rs = Ragscope(Settings(data_dir=tmp_path / "var"))
     editor = Actor("ed", "editor")

@@ -1,4 +1,4 @@
-"""backend/auth.py, login_limit.py, sessions.py, access.py: roles, the users file,
+"""backend/security/auth.py, login_limit.py, sessions.py, access.py: roles, the users file,
 first-start bootstrap, the sign-in rate limit, sessions and their end."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import bcrypt
 import pytest
 import yaml
 
-from backend import access, auth, login_limit, sessions
-from backend.login_limit import LoginLimiter, sign_in
+from backend.security import access, auth, login_limit, sessions
+from backend.security.login_limit import LoginLimiter, sign_in
 
 
 @pytest.fixture

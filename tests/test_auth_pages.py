@@ -10,7 +10,7 @@ import pytest
 from streamlit.runtime.context import ContextProxy
 from streamlit_authenticator.models import cookie_model
 
-from backend import auth, login_limit, sessions
+from backend.security import auth, login_limit, sessions
 from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)
     PASSWORDS,

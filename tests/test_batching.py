@@ -1,5 +1,5 @@
 """Coalescing concurrent calls into batches (backend/batching.py) and its uses: query
-embeddings (backend/embedding.py) and Chroma reads of concurrent searches
+embeddings (backend/embed/embedder.py) and Chroma reads of concurrent searches
 (backend/index/chroma_index.py). Every caller gets its own result, an error reaches only the
 caller whose item causes it, an idle caller runs at once in its own thread, identical items
 are computed once, and batched work gives the same results as one call at a time."""
@@ -186,7 +186,7 @@ class _FakeEncoder:
 
 
 def test_a_failing_query_fails_only_its_own_search():
-    from backend.embedding import Embedder
+    from backend.embed.embedder import Embedder
 
     emb = Embedder("fake-model", backend="onnx")
     enc = emb._encoder = _FakeEncoder()

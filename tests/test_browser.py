@@ -214,7 +214,7 @@ def _signed_in(page, username: str, password: str) -> None:
 def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
-    from backend import auth
+    from backend.security import auth
 
     url, data = server
 

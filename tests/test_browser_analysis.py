@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.browser,
 def server(tmp_path_factory, shared_embedder):
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path_factory.mktemp("browser_analysis") / "var"
     rs = Ragscope(Settings(data_dir=data))

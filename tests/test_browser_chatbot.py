@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.browser,
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, shared_embedder):
-    from backend import auth
+    from backend.security import auth
 
     shared_embedder.warm_up()  # the ONNX export lands in the session's cache the server uses
 

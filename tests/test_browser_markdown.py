@@ -3,7 +3,7 @@ of tests/test_safe_markdown.py through md_escape/md_text (as Markdown, error, ca
 and expander label), a quoted and a model chat answer and a keyword highlight; Chromium then
 looks at the DOM. No link, image, icon, emoji, formula or colour may appear, and the text must
 read as the original. This is the check that the technique (backslash escapes plus word
-joiners, backend/safe_markdown.py) is one Streamlit's renderer respects, and it keeps
+joiners, backend/security/safe_markdown.py) is one Streamlit's renderer respects, and it keeps
 tests/streamlit_markdown.py (the model the AppTest tests use) honest."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.safe_markdown import WORD_JOINER
+from backend.security.safe_markdown import WORD_JOINER
 from tests.test_browser import ARTIFACTS, CHROMIUM, _free_port, _wait_healthy
 from tests.test_safe_markdown import HOSTILE
 
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.browser,
 PROBE = '''
 import streamlit as st
 from backend.retrieval.report import highlight_markdown
-from backend.safe_markdown import answer_markdown, md_escape, md_text
+from backend.security.safe_markdown import answer_markdown, md_escape, md_text
 from tests.test_safe_markdown import HOSTILE, MODEL_ANSWER, QUOTED_ANSWER, SNIPPET_TEXT
 import html
 

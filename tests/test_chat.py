@@ -11,7 +11,7 @@ from typing import Iterator
 import pytest
 from sqlalchemy import func, select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.prompt import SYSTEM_RULES, build_prompt, check_citations
 from backend.chat.service import (
     Answered,
@@ -43,7 +43,7 @@ def chat_rs(sample_rs, tmp_path):
     """A writable copy of the sample corpus's store (SQLite backup) that reuses the sample
     indexes and model read-only: chat rows never land in the shared sample store."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path / "var"
     data.mkdir()
@@ -369,10 +369,10 @@ def test_cli_ask_creates_and_then_extends_a_session(make_rs, monkeypatch, capsys
     import argparse
     import json
 
-    import backend.embedding
+    import backend.embed.embedder
     from backend.cli import chat as cli_chat
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     rs = make_rs()
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(rs.settings.data_dir))
     parser = argparse.ArgumentParser()

@@ -10,11 +10,11 @@ import re
 import pytest
 from sqlalchemy import select
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.retrieval.traces import load_result_dict
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store.chat_models import ChatMessageDocument
 from backend.store.models import DocumentVersion, Section
 from tests.conftest import ROOT, SAMPLES
@@ -253,8 +253,15 @@ def test_version_changes(versions, question):
 def test_query_debug_page_shows_the_route(versions, app):
     routed, sess = _ask(versions, "Was wurde beschlossen?", user="viewer")
     plain, _ = _ask(versions, "Wer leitete die Sitzung?", user="viewer", session=sess)
-    for msg, expected in ((routed, "Chat route: **analysis**"),
-                          (plain, "Chat route: **retrieval**")):
+    url, _ = _ask(versions, "Fasse https://example.org/info.html zusammen", user="viewer",
+                  session=sess)
+    from backend.security.safe_markdown import md_escape
+
+    for msg, expected in ((routed, "Chat route: **analysis** · path "
+                           + md_escape("extract:decisions")),
+                          (plain, "Chat route: **retrieval** · path passage"),
+                          (url, "path url · URL in the question: "
+                           + md_escape("https://example.org/info.html"))):
         at = app(versions.settings.data_dir, "viewer")
         at.query_params["trace"] = msg.trace_id
         open_page(at, "query_debug")

@@ -4,16 +4,17 @@ rename/delete/settings work, a deleted session's URL says so and offers a new se
 input is refused; the costs page draws its charts and offers the CSV."""
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.service import ChatService
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from tests.test_pages import build_data_dir, login_as, plain
 
 EVERYTHING = Scope.everything()
@@ -33,9 +34,9 @@ def template(tmp_path_factory, shared_embedder):
 @pytest.fixture
 def data(template, tmp_path, shared_embedder, monkeypatch):
     """A data dir of its own (the pages write sessions), reusing the session's model."""
-    import backend.embedding
+    import backend.embed.embedder
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     d = tmp_path / "var"
     shutil.copytree(template, d)
     return d
@@ -213,7 +214,8 @@ def test_document_links_images_and_urls_in_an_extractive_answer_stay_text(
         mine = [c for c in CONSTRUCTS if c in answer.content]
         quoted |= set(mine)
         el = _answer_element(at, " ".join(answer.content.split()[:4]))
-        assert hazards(el.value) == [], el.value
+        assert hazards(el.value, citation_links=True) == [], el.value
+        assert re.search(r"\[\\\[\d+\\\]\]\(document\?doc=\d+", el.value)  # [n]: a link
         shown = rendered_text(el.value)
         assert all(c in shown for c in mine), shown  # shown literally, as text
     assert len(quoted) >= 5, quoted  # the answers quote the hostile sentences
@@ -230,6 +232,6 @@ def test_a_model_answer_keeps_its_markdown_but_not_document_links(monkeypatch, d
     at = page(monkeypatch, data, "chat", session=sess.uuid)
     stored = service.messages(sess.uuid, scope=EVERYTHING)[1].content
     el = _answer_element(at, "## Summary")
-    assert "](http://" in stored and hazards(el.value) == [], el.value
+    assert "](http://" in stored and hazards(el.value, citation_links=True) == [], el.value
     assert {"heading_open", "strong_open", "bullet_list_open", "table_open"} <= \
         token_types(el.value)

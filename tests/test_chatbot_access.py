@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from backend import acl, auth
-from backend.access import Actor
-from backend.auth import PermissionDenied
+from backend.security import acl, auth
+from backend.security.access import Actor
+from backend.security.auth import PermissionDenied
 from backend.errors import InvalidChatbot, NotFound
 from backend.ingest.service import Ingestor
 from backend.ui import state as K
@@ -161,7 +161,7 @@ def two_bots(bare, shared_embedder):
     user reads it) and board-bot over board-notes (kb-board: the editor's group only),
     both published."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from pages._chatbot_common import _bots
 
     data = bare[0]

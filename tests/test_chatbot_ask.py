@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from backend.auth import PermissionDenied
+from backend.security.auth import PermissionDenied
 from backend.chat.service import ChatService
 from backend.cli import chatbot as cli_chatbot
 from backend.ingest.service import Ingestor

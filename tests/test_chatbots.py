@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from backend.auth import PermissionDenied
+from backend.security.auth import PermissionDenied
 from backend.chatbots.spec import collection_from_url
 from backend.errors import InvalidChatbot, NotFound
 from backend.store import repo

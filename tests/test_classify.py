@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import ConfigError
 from backend.ingest import doctypes
 from backend.ingest.classify import Subject, better_title
-from backend.jobs import recent_jobs
+from backend.services.jobs import recent_jobs
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store import repo
 from backend.store.models import DocumentVersion
@@ -27,7 +27,7 @@ def template(tmp_path_factory, shared_embedder):
     """The four files ingested once per module; every test gets a copy of the data dir."""
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path_factory.mktemp("classify") / "var"
     rs = Ragscope(Settings(data_dir=data))

@@ -4,7 +4,7 @@ profile and traits and lets an editor set the title and the profile; the admin p
 from __future__ import annotations
 
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)

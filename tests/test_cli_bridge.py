@@ -38,7 +38,7 @@ def served(tmp_path_factory, shared_embedder):
     """A data dir with two documents and `python -m backend api` serving it."""
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path_factory.mktemp("bridge") / "var"
     rs = Ragscope(Settings(data_dir=data))

@@ -1,6 +1,6 @@
 """Hostile file names on the terminal: a newline cannot forge output lines, an ESC sequence
 cannot drive the terminal, a right-to-left override cannot spoof an extension (shown as
-visible escapes, backend/display.py); a reader that leaves the pipe early gets no traceback."""
+visible escapes, backend/security/display.py); a reader that leaves the pipe early gets no traceback."""
 from __future__ import annotations
 
 import os
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from backend.display import safe_text
+from backend.security.display import safe_text
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def test_safe_text_escapes_controls_and_bidi_and_keeps_the_rest():
 def test_the_terminal_guard_escapes_what_drives_a_terminal_and_passes_files_through():
     import io
 
-    from backend.display import TerminalGuard
+    from backend.security.display import TerminalGuard
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -22,7 +22,7 @@ HEAVY = ("torch", "transformers", "sentence_transformers", "onnxruntime", "nanoe
 SCRIPT = """
 import json, sys
 from backend.cli import main as cli
-from backend.embedding import Embedder
+from backend.embed.embedder import Embedder
 def refuse(self):
     raise SystemExit("the embedding model was loaded")
 Embedder._get_encoder = refuse

@@ -235,8 +235,8 @@ def test_create_run_now_history_edit_and_delete(crawl_page, bare, site, monkeypa
     assert console.service.sources.list() == []
     assert any("Deleted source harbour" in s for s in successes(at))
     assert at.session_state[K.CRAWL_PICK] is None
-    from backend.access import Scope
-    from backend.documents import ExplorerFilter, list_documents
+    from backend.security.access import Scope
+    from backend.services.documents import ExplorerFilter, list_documents
 
     assert list_documents(console.service.rs, ExplorerFilter(), 1, 10,
                           scope=Scope.everything()).total == 3
@@ -296,7 +296,7 @@ def test_an_open_page_of_a_disabled_or_demoted_editor_changes_nothing(
         crawl_page, bare, site, monkeypatch, end, action):
     """Button callbacks run before the page's own role check: an editor's page that is
     still open after the admin disabled or demoted the editor must not save or run."""
-    from backend import auth
+    from backend.security import auth
 
     monkeypatch.setenv("RAGSCOPE_CRAWL_ALLOWED_HOSTS", site.removeprefix("http://"))
     data = bare[0]

@@ -13,7 +13,7 @@ import pytest
 
 from backend.config import Settings
 from backend.ingest.service import Ingestor
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from tests.conftest import ROOT
 
 DOC = "# Pegel\n\nDie Pegelmessung am Wehr erfolgt stündlich und wird protokolliert.\n"
@@ -89,7 +89,7 @@ def test_readable_data_dir_from_before_is_tightened_once_on_open(tmp_path, caplo
     (tmp_path / "elsewhere.txt").write_text("x")
     (data_dir / "link.txt").symlink_to(tmp_path / "elsewhere.txt")  # not followed
     os.chmod(tmp_path / "elsewhere.txt", 0o644)
-    with caplog.at_level(logging.WARNING, logger="backend.private_files"):
+    with caplog.at_level(logging.WARNING, logger="backend.security.private_files"):
         Ragscope(Settings(data_dir=data_dir)).close()
         Ragscope(Settings(data_dir=data_dir)).close()
     assert _open_to_others(data_dir, skip=("link.txt",)) == []

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from backend import debug
-from backend.access import Actor, Scope
+from backend.services import debug
+from backend.security.access import Actor, Scope
 from backend.chat.service import ChatService
 from backend.chat.sources import REDACTED_ANSWER
 from backend.config import Settings
 from backend.ingest.service import Ingestor
 from backend.retrieval import TraceOwner
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store.models import DocumentVersion
 from tests.test_pages import (  # noqa: F401  (fixtures)
     add_users,

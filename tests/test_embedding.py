@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from backend.config import Settings
-from backend.embedding import Embedder
+from backend.embed.embedder import Embedder
 from backend.errors import ConfigError
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from backend.config import Settings
 from backend.embed import DEFAULT_BACKEND, INT8_VECTORS, onnx_export, same_vectors
-from backend.embedding import Embedder
+from backend.embed.embedder import Embedder
 from backend.errors import ConfigError, IndexMismatch
 from backend.ingest.service import Ingestor
 from backend.store import repo

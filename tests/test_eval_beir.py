@@ -11,7 +11,7 @@ from eval.beir import BeirError, import_beir, load_beir
 from eval.configs import resolve
 from eval.runner import evaluate
 from eval.store import get_goldenset
-from backend.access import Scope
+from backend.security.access import Scope
 
 EVERYTHING = Scope.everything()
 
@@ -109,11 +109,11 @@ def test_bad_beir_input(tmp_path, rs):
 
 
 def test_cli_import_beir_then_run(tmp_path, monkeypatch, shared_embedder, capsys):
-    import backend.embedding
+    import backend.embed.embedder
     from eval.cli import main
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(tmp_path / "var"))
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     folder = write_fixture(tmp_path / "folder")
     assert main(["import-beir", str(folder), "--name", "mini-beir", "-q"]) == 1  # d5 failed
     out, err = capsys.readouterr()

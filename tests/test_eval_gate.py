@@ -9,7 +9,7 @@ from eval.configs import resolve
 from eval.gate import load_floors, violations
 from eval.goldenset import load_goldenset
 from eval.runner import evaluate
-from backend.access import Scope
+from backend.security.access import Scope
 
 EVERYTHING = Scope.everything()
 

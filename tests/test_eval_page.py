@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from backend import auth
+from backend.security import auth
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from eval import ui_keys as E
 from eval.configs import resolve
 from eval.goldenset import GoldQuery, Relevant, make_goldenset
 from eval.runner import evaluate
 from eval.store import get_goldenset, list_runs, save_goldenset, save_report
-from backend.access import Scope
+from backend.security.access import Scope
 
 EVERYTHING = Scope.everything()
 
@@ -70,9 +70,9 @@ def corpus(tmp_path_factory, shared_embedder):
 @pytest.fixture
 def page(monkeypatch, shared_embedder):
     """page(data_dir, user) -> an AppTest on the evaluation page, signed in as `user`."""
-    import backend.embedding
+    import backend.embed.embedder
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
 
     def signed_in(at: AppTest, user: str) -> AppTest:
         from tests.test_pages import login_as

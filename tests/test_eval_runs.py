@@ -22,7 +22,7 @@ from eval.store import (
     save_goldenset,
     save_report,
 )
-from backend.access import Scope
+from backend.security.access import Scope
 
 EVERYTHING = Scope.everything()
 
@@ -56,7 +56,7 @@ def _gs(name="mini", extra=()):
 def mini(tmp_path_factory, shared_embedder):
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path_factory.mktemp("eval_mini") / "var"
     rs = Ragscope(Settings(data_dir=data))
@@ -72,10 +72,10 @@ def mini(tmp_path_factory, shared_embedder):
 def cli_env(mini, monkeypatch, shared_embedder):
     """The CLI builds its own Ragscope from the environment: point it at the mini corpus and
     let it reuse the session's embedding model."""
-    import backend.embedding
+    import backend.embed.embedder
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(mini.settings.data_dir))
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
 
 
 def test_migration_created_the_eval_tables(mini):
@@ -229,7 +229,7 @@ def test_cli_run_json_prints_only_json(cli_env, tmp_path, capsys):
 
 def service_rs():
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings())
 

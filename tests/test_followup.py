@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat import followup as fu
 from backend.chat.followup import Turn, rewrite, signals
 from backend.chat.service import ChatInputError, ChatService
@@ -29,7 +29,7 @@ EARLIER_PRICES = ("2,48", "2,65")
 def chat_rs(sample_rs, tmp_path):
     """A writable copy of the sample corpus's store reusing its indexes read-only."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path / "var"
     data.mkdir()
@@ -193,7 +193,7 @@ def test_no_pin_after_a_declined_answer():
 
 
 def fu_doc(i, title, filename):
-    from backend.analysis.chat_route import DocInfo
+    from backend.answer.route import DocInfo
 
     return DocInfo(i, title, filename, "", 1)
 
@@ -233,10 +233,10 @@ def test_full_context_sends_the_longer_conversation_to_the_model(rs):
 
 def test_cli_ask_context_full_is_stored_with_the_session(make_rs, monkeypatch, capsys,
                                                          shared_embedder):
-    import backend.embedding
+    import backend.embed.embedder
     from backend.cli import chat as cli_chat
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     rs = make_rs()
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(rs.settings.data_dir))
     parser = argparse.ArgumentParser()
@@ -258,8 +258,8 @@ def test_api_context_setting_and_the_rewrite_in_the_answer_event(chat_rs):
     event carries the follow-up's rewrite and the trace id."""
     from pydantic import ValidationError
 
-    from backend import search_service
-    from backend.access import Actor
+    from backend.services import search as search_service
+    from backend.security.access import Actor
     from backend.api.routes_search import _events
     from backend.api.schemas import AskRequest
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import PathRefused, RepositoryError
 from backend.ingest.git_source import GitSync
 from backend.retrieval import RetrievalParams, Retriever

@@ -5,7 +5,7 @@ any file to the named document, and an unknown name is refused before anything i
 from __future__ import annotations
 
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.ui import state as K
 from tests.test_pages import (  # noqa: F401  (fixtures)

@@ -46,7 +46,7 @@ def _read_back(data: Path) -> dict:
     """Every active chunk: is its vector stored, and does a search with that vector find it?
     Also which chunks the keyword index lacks. Run in a fresh Ragscope (fresh clients)."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from backend.store import repo
 
     rs = Ragscope(Settings(data_dir=data))
@@ -117,7 +117,7 @@ READER = r"""
 import sys, time, json
 import backend
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 
 rs = Ragscope(Settings(data_dir=sys.argv[1]))
 phrase = sys.argv[2]

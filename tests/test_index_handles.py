@@ -9,12 +9,12 @@ import os
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.config import Settings
 from backend.errors import BackendUnavailable
 from backend.ingest.service import Ingestor
 from backend.retrieval import Retriever
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 
 EVERYTHING = Scope.everything()
 ROUNDS = 20

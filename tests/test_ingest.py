@@ -11,7 +11,7 @@ from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion
-from backend.access import Scope
+from backend.security.access import Scope
 
 EVERYTHING = Scope.everything()
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.errors import BackendUnavailable, InvalidCrawlSource
 from backend.ingest.service import Ingestor
 from backend.store import repo
@@ -55,7 +55,7 @@ def test_keyword_server_down_writes_neither_index_and_repair_says_so(tmp_path, m
     assert "1 failed" in cap.out
 
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings())
     try:
@@ -118,17 +118,17 @@ def test_an_ingest_refused_by_the_guardrails_creates_no_collection(tmp_path, mon
 
 
 def test_an_upload_refused_by_the_guardrails_creates_no_collection(make_rs):
-    from backend import documents
+    from backend.services import document_actions
     from backend.errors import IndexMismatch
 
     rs = make_rs()
     assert Ingestor(rs).ingest_bytes(TEXT, "a.md", collection="first").ok
     other = make_rs(chunk_size=600)
     with pytest.raises(IndexMismatch):
-        documents.ingest_uploads(other, [("b.md", TEXT)], Actor.system("t"),
+        document_actions.ingest_uploads(other, [("b.md", TEXT)], Actor.system("t"),
                                  collection="upload-new", knowledge_base="default")
     assert "upload-new" not in _collections(other)
-    outs = documents.ingest_uploads(rs, [("b.md", TEXT)], Actor.system("t"),
+    outs = document_actions.ingest_uploads(rs, [("b.md", TEXT)], Actor.system("t"),
                                     collection="upload-new")  # made with its first file
     assert outs[0].ok and "upload-new" in _collections(rs)
 
@@ -160,7 +160,7 @@ def test_a_rejected_crawl_source_creates_no_collection(make_rs, monkeypatch, cap
 def test_a_job_read_as_done_has_every_outcome(make_rs, monkeypatch):
     """Poll an upload job while it runs; whatever delays the writer after the status is
     committed, a `done` job always carries its outcomes."""
-    from backend import library
+    from backend.services import library
     from backend.ingest import service
 
     rs = make_rs()

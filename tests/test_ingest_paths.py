@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from backend import auth
-from backend.access import Scope
+from backend.security import auth
+from backend.security.access import Scope
 from backend.crawl.service import CrawlService
 from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever

@@ -8,13 +8,13 @@ import threading
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.ingest import batches as pipeline_mod
 from backend.ingest import records
 from backend.ingest.indexing import IndexWriter
 from backend.ingest.records import IngestItem
 from backend.ingest.service import Ingestor
-from backend.jobs import request_cancel
+from backend.services.jobs import request_cancel
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store.models import Document, Job
 
@@ -207,7 +207,7 @@ def test_cancel_stops_the_batch_and_leaves_no_half_written_version(ingestor, mon
 
 def test_cli_ingest_shows_chunks_embedded(tmp_path, monkeypatch, capsys, shared_embedder):
     from backend.cli import main as cli
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     src = tmp_path / "in"
     src.mkdir()

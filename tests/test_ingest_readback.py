@@ -14,8 +14,8 @@ from backend.config import Settings
 from backend.errors import IndexMismatch
 from backend.index.chroma_index import ChromaVectorIndex
 from backend.ingest.service import Ingestor
-from backend.jobs import recent_jobs
-from backend.services import Ragscope
+from backend.services.jobs import recent_jobs
+from backend.services.container import Ragscope
 from tests.test_pages import app, bare, components, errors, open_page, shared_model  # noqa: F401
 from backend.ui import state as K
 
@@ -158,8 +158,8 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
                                                                                tmp_path):
     """A data dir written before this change: no exact-search log and no recorded
     vector_search. It keeps answering (through HNSW) and the next ingest asks for reindex."""
-    from backend import documents
-    from backend.access import Actor
+    from backend.services import document_actions
+    from backend.security.access import Actor
     from backend.store import repo
 
     (tmp_path / "pump.md").write_bytes(PUMP)
@@ -179,7 +179,7 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
     assert reader.vector_index.search_mode == "hnsw"
     with pytest.raises(IndexMismatch, match="vector_search: index has 'hnsw'"):
         Ingestor(legacy).ingest_paths([tmp_path / "pump.md"], collection="d")
-    documents.reindex(legacy, Actor.system("test"))
+    document_actions.reindex(legacy, Actor.system("test"))
     assert legacy.vector_index.search_mode == "exact" and path.exists()
     query = legacy.embedder.encode(["intake pump"])[0]
     assert reader.vector_index.search(query, 1)  # another process: switches at its next search
@@ -188,9 +188,9 @@ def test_index_from_before_the_exact_log_asks_for_reindex_and_reindex_fixes_it(m
 
 
 def test_api_upload_job_result_names_the_unfindable_file(rs, lose_first_vector):
-    """What `GET /api/jobs/{id}` returns for an upload (backend.library.job_info)."""
-    from backend import library
-    from backend.access import Actor
+    """What `GET /api/jobs/{id}` returns for an upload (backend.services.library.job_info)."""
+    from backend.services import library
+    from backend.security.access import Actor
 
     op = Actor.system("test")
     job_id = library.start_upload(rs, op, [("pump.md", PUMP), ("log.md", LOG)], wait=True)

@@ -316,7 +316,7 @@ def test_local_token_count_needs_no_download():
 
 def test_extractive_answerer_picks_cited_sentences():
     from backend.llm.base import Evidence
-    from backend.llm.extractive import ExtractiveProvider, answer_text, split_sentences
+    from backend.answer.extractive import ExtractiveProvider, answer_text, split_sentences
 
     ev = [Evidence(1, "2.2 Konfiguration\n\nDie Datei liegt unter /etc/lumen. Das Gateway "
                       "lauscht standardmäßig auf Port 8443, z. B. hinter einem Proxy."),

@@ -23,7 +23,7 @@ import sys
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.chat.service import Answered, ChatService, Delta, Fallback
 from backend.llm import local
 from backend.llm.base import (
@@ -155,10 +155,10 @@ def test_busy_port_is_named(settings, tmp_path):
 
 def test_cli_ask_accepts_the_local_provider(make_rs, monkeypatch, capsys, shared_embedder,
                                             tmp_path):
-    import backend.embedding
+    import backend.embed.embedder
     from backend.cli import chat as cli_chat
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     rs = make_rs()
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(rs.settings.data_dir))
     monkeypatch.setenv("RAGSCOPE_LOCAL_MODEL_PATH", str(tmp_path / "none.gguf"))
@@ -191,7 +191,7 @@ def test_up_with_the_local_default_refuses_to_start_without_a_model(monkeypatch,
 def samples_chat_rs(sample_rs, tmp_path):
     """A writable copy of the sample corpus's store, reusing its indexes read-only."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     data = tmp_path / "var"
     data.mkdir()

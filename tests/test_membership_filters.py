@@ -8,7 +8,7 @@ import pytest
 
 from backend.errors import IndexMismatch, NotFound
 from backend.ingest.records import IngestItem
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.retrieval import RetrievalParams, Retriever
 from backend.store import repo
 

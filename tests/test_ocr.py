@@ -11,7 +11,7 @@ import zlib
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import ExtractionError, FileTooLarge
 from backend.ingest import ocr
 from backend.ingest.extract import extract
@@ -33,7 +33,7 @@ if _info is None or not {"deu", "eng"} <= _info[1]:
 def ocr_rs(tmp_path_factory, shared_embedder):
     """The OCR fixtures ingested once (collection `ocr`)."""
     from backend.config import Settings
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     rs = Ragscope(Settings(data_dir=tmp_path_factory.mktemp("ocr") / "var"))
     rs.embedder = shared_embedder

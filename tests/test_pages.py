@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from backend import auth
+from backend.security import auth
 from backend.config import Settings
-from backend.safe_markdown import unescape
-from backend.services import Ragscope
+from backend.security.safe_markdown import unescape
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion
 from backend.ui import state as K
@@ -74,9 +74,9 @@ def corpus(tmp_path_factory, shared_embedder):
 @pytest.fixture
 def shared_model(shared_embedder, monkeypatch):
     """The app reuses the test session's embedding model instead of loading another."""
-    import backend.embedding
+    import backend.embed.embedder
 
-    monkeypatch.setattr(backend.embedding, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
     return shared_embedder
 
 

@@ -87,7 +87,7 @@ def test_page_run_directly_without_sign_in_shows_only_an_error(monkeypatch, corp
 
 
 def test_a_viewer_cannot_list_or_open_another_users_trace(app, corpus):
-    from backend import auth
+    from backend.security import auth
 
     users = auth.UserStore(auth.AuthPaths.under(corpus[0]), bcrypt_rounds=4)
     if users.get("viewer2") is None:
@@ -122,7 +122,7 @@ def test_urls_and_links_in_snippets_stay_text(app, fresh, shared_model):
     """Only the index's own <b> marks become formatting (issue 10, finding 15)."""
     from backend.config import Settings
     from backend.ingest.service import Ingestor
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
     from tests.streamlit_markdown import hazards, rendered_text
     from tests.test_chat_pages import HOSTILE_TXT
 

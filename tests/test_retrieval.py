@@ -12,7 +12,7 @@ import pytest
 from backend.errors import NotFound
 from backend.retrieval import POLICIES, RetrievalParams, Retriever, TraceOwner
 from backend.retrieval.traces import get_trace, list_traces
-from backend.access import Scope
+from backend.security.access import Scope
 from tests.conftest import ROOT, SAMPLES
 
 EVERYTHING = Scope.everything()

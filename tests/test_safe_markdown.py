@@ -1,4 +1,4 @@
-"""Untrusted text in Streamlit Markdown (backend/safe_markdown.py): md_escape, md_text,
+"""Untrusted text in Streamlit Markdown (backend/security/safe_markdown.py): md_escape, md_text,
 md_link, answer_markdown and the query-debug highlights show every hostile construct as
 literal text. Checked against a model of Streamlit's renderer (tests/streamlit_markdown.py);
 tests/test_browser_markdown.py checks the same payloads in Streamlit's real frontend."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from backend.retrieval.report import highlight_markdown
-from backend.safe_markdown import (
+from backend.security.safe_markdown import (
     WORD_JOINER,
     answer_markdown,
     md_escape,

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.config import Settings
 from backend.index.search_node import SearchCluster, http_json, port_free
 from tests.conftest import SAMPLES

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.retrieval import RetrievalParams, Retriever
 from tests.conftest import SAMPLES
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.ingest.service import Ingestor
 from backend.retrieval.engine import Retriever
 from backend.retrieval.lookup import SectionPathCache

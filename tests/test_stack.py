@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from backend.index.search_node import free_port, port_free
-from backend.stack import alive, pg_bin
+from backend.deploy.stack import alive, pg_bin
 from tests.conftest import ROOT, SAMPLES
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 import pytest
 import sqlalchemy as sa
 
-from backend import debug
-from backend.access import Actor, Scope
+from backend.services import debug
+from backend.security.access import Actor, Scope
 from backend.errors import NotFound
 from backend.ingest.service import Ingestor
 from backend.retrieval import RetrievalParams, Retriever, TraceOwner

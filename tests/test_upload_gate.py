@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from backend import auth, upload_gate
+from backend.security import auth, upload_gate
 from backend.cli.main import main
 from backend.config import Settings
-from backend.sessions import Session
-from backend.stack import dashboard_command
+from backend.security.sessions import Session
+from backend.deploy.stack import dashboard_command
 from backend.ui import state as K
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _nav, _signed_in, _uploader
 from tests.test_pages import (  # noqa: F401  (fixtures)

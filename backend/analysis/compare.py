@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis.source import SectionRef, Source, _owned_spans
 from backend.analysis.summaries import STOPWORDS
 from backend.analysis.types import DocumentRef, Item
@@ -231,7 +231,7 @@ def overlap(name: str, ia: list[Item], ib: list[Item], threshold: int = 80) -> O
 def compare_versions(rs, doc: int | str, *, version_a: int | None = None,
                      version_b: int | None = None, scope: Scope) -> VersionComparison:
     """Version A (default: the one before B) against version B (default: the active one).
-    A document outside `scope` (backend/access.py) is not found."""
+    A document outside `scope` (backend/security/access.py) is not found."""
     from backend.analysis.service import analyze_document, document_ref, load_source, resolve
     from backend.errors import AnalysisError
 

@@ -3,7 +3,7 @@ Functions take the Ragscope service and plain arguments and return the dataclass
 backend/analysis/types.py (no Streamlit, no printing). Results are read from and written to
 the artifacts cache; nothing here changes documents, so no role is needed beyond reading.
 
-ACL: every public function takes the reader's `scope` (backend/access.py). A document
+ACL: every public function takes the reader's `scope` (backend/security/access.py). A document
 outside it is reported exactly like a missing one (NotFound), before anything is read or
 computed; the cache is keyed by version, so a cached result is only served after that
 check."""
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Iterable
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis import artifacts
 from backend.analysis.extractors import EXTRACTORS, NAMES
 from backend.analysis.source import SectionRef, Source, source_from_rows
@@ -45,7 +45,7 @@ def _document(s, doc: int | str, scope: Scope) -> Document:
     read; NotFound (the same for a missing and an invisible one) otherwise."""
     from sqlalchemy import or_, select
 
-    from backend import access
+    from backend.security import access
 
     ref = str(doc).strip()
     if isinstance(doc, int) or ref.isdigit():

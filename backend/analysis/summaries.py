@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis.common import content_units
 from backend.analysis.source import Source, Unit
 from backend.analysis.types import SummarySentence
@@ -187,7 +187,7 @@ def summarize_document(rs, doc: int | str, *, version: int | None = None,
                        length: str = "medium", llm: str | None = None,
                        use_cache: bool = True, scope: Scope):
     """Summary of a whole document version (see the module docstring for the stages); a
-    document outside `scope` (backend/access.py) is not found."""
+    document outside `scope` (backend/security/access.py) is not found."""
     return _summarize(rs, doc, version, None, length, llm, use_cache, scope)
 
 

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 from backend.analysis.compare import SectionChange
 from backend.analysis.extractors import EXTRACTORS
 from backend.analysis.types import ExtractorResult, Summary
-from backend.safe_markdown import md_escape
+from backend.security.safe_markdown import md_escape
 
 
 def section_params(document_id: int, version_id: int | None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.analysis.summaries import STOPWORDS
 
 _TERM = re.compile(r"[A-Za-zÄÖÜäöüß0-9][\w.-]{2,}")
@@ -45,7 +45,7 @@ def cross_reference(rs, query: str | None = None, *, doc: int | str | None = Non
                     collections: list[str] | None = None, scope: Scope) -> CrossReference:
     """Sections on the topic of `query`, or of `section` of document `doc` (then that
     document itself is left out). Only documents `scope` may read are searched (the
-    retrieval's ACL filter, backend/access.py): no hit, title or count of another one; `doc`
+    retrieval's ACL filter, backend/security/access.py): no hit, title or count of another one; `doc`
     outside it and a collection outside it are not found."""
     from backend.analysis.service import find_section, load_source, resolve
     from backend.errors import AnalysisError

@@ -13,7 +13,7 @@ MCP_TOKEN_ENV = "RAGSCOPE_MCP_TOKEN"
 
 
 def _rs():
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings())
 

@@ -9,10 +9,10 @@ from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from backend import auth
-from backend.access import Actor
+from backend.security import auth
+from backend.security.access import Actor
 from backend.api.tokens import TokenRefused, authenticate, bearer_token
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 
 bearer = HTTPBearer(auto_error=False, description="an API token: `python -m backend token "
                                                   "create NAME --scopes read`")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from backend.api.tokens import TokenRefused
-from backend.auth import PermissionDenied
+from backend.security.auth import PermissionDenied
 from backend.errors import (
     BackendUnavailable,
     ChatbotError,
@@ -28,8 +28,8 @@ from backend.errors import (
     RagscopeError,
     UnsupportedFormat,
 )
-from backend.navigation import NavigationError
-from backend.search_service import SearchInputError
+from backend.services.navigation import NavigationError
+from backend.services.search import SearchInputError
 
 log = logging.getLogger("backend.api")
 

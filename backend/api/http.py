@@ -26,7 +26,7 @@ from backend.api.deps import actor_for
 from backend.api.limits import MULTIPART_OVERHEAD, BodyDeadline, BodyLimit, JsonBodies
 from backend.api.tokens import TokenRefused
 from backend.config import Settings
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 
 DESCRIPTION = """Search and read ragscope's documents. Every endpoint but `/api/health` needs
 an API token (`Authorization: Bearer rgs_…`; `python -m backend token create NAME --scopes

@@ -14,7 +14,7 @@ from backend.bridge.protocol import RUN_FILE
 
 def publish(data_dir: Path, url: str) -> str:
     """Announce this process as the CLI's backend; returns the secret it must accept."""
-    from backend.private_files import make_private_dir, write_private
+    from backend.security.private_files import make_private_dir, write_private
 
     secret = secrets.token_urlsafe(32)
     path = Path(data_dir) / RUN_FILE

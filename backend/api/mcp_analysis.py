@@ -8,7 +8,7 @@ from typing import Annotated, Any, Callable
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from backend.access import scope_of
+from backend.security.access import scope_of
 from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section

@@ -23,8 +23,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field, ValidationError
 
-from backend import __version__, documents, library, navigation, search_service
-from backend.access import Actor, scope_of
+from backend import __version__
+from backend.services import documents, library, navigation, search as search_service
+from backend.security.access import Actor, scope_of
 from backend.api import errors, mcp_analysis, serialise
 from backend.api.deps import actor_for
 from backend.errors import RagscopeError
@@ -220,6 +221,21 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
         if base:
             out["download_url"] = base + out["download_url"]
         return out
+
+    @mcp.tool(description="Answer a question from the documents you may read, with checked "
+                          "citations: each source carries the cited passage, the supporting "
+                          "quote and its offsets in the document text, page, section path and "
+                          "(PDFs) a preview_url of the page with the quote highlighted (GET "
+                          "with the same bearer token).")
+    @_tool
+    def answer_question(ctx: Context, question: Query, collections: Names = None,
+                        session: Annotated[str | None, Field(max_length=64)] = None
+                        ) -> dict[str, Any]:
+        last = None
+        for last in search_service.ask_stream(rs, auth.actor(ctx), question, session=session,
+                                              collections=collections):
+            pass
+        return serialise.answer(last.session.uuid, last.message)
 
     mcp_analysis.register(mcp, rs, auth, _tool)  # analyze_document, summarize_document, ...
     _strict(mcp)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from backend.access import Actor, scope_of
+from backend.security.access import Actor, scope_of
 from backend.analysis.compare import compare_documents, compare_versions
 from backend.analysis.service import analyze_document
 from backend.analysis.summaries import summarize_document, summarize_section

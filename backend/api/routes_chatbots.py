@@ -12,7 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.api import serialise_chatbots as out
 from backend.api.deps import known_query, needs
 from backend.api.errors import CHATBOT_RESPONSES

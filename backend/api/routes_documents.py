@@ -1,6 +1,6 @@
 """Documents: list (paged, filtered), one document, its full text, sections, structure,
 one section, and the original file with its metadata. Parse, call the service layer
-(backend/documents.py, backend/navigation.py), serialise; nothing else.
+(backend/services/documents.py, backend/services/navigation.py), serialise; nothing else.
 
 Ids are integers in the path: anything else (`../etc`, `1;drop`) is a 422 naming the
 parameter; an id outside the caller's scope is a 404, exactly like a missing one."""
@@ -11,8 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 
-from backend import documents, navigation
-from backend.access import Actor, scope_of
+from backend.services import documents, navigation
+from backend.security.access import Actor, scope_of
 from backend.api import serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES
@@ -25,6 +25,7 @@ from backend.api.schemas import (
     StructureOut,
     TextPageOut,
 )
+from backend.chat import preview
 
 router = APIRouter(prefix="/api/documents", tags=["documents"], responses=ERROR_RESPONSES,
                    dependencies=[Depends(known_query)])
@@ -125,3 +126,26 @@ def original(doc_id: DocId, request: Request, actor: Actor = Depends(needs("read
     return Response(o.data, media_type=o.mime, headers={
         "Content-Disposition": serialise.content_disposition(o.filename),
         "X-Content-Type-Options": "nosniff"})
+
+
+@router.get("/{doc_id}/versions/{version}/pages/{page}.png",
+            summary="A PDF page as PNG, the cited quote highlighted", response_class=Response,
+            responses={200: {"content": {"image/png": {"schema": {"type": "string",
+                                                                  "format": "binary"}}},
+                             "description": "the rendered page; `X-Highlight-Boxes` says how "
+                                            "many line boxes mark the quote"}})
+def page_image(doc_id: DocId, request: Request,
+               version: Annotated[int, Path(ge=1, le=100_000, description="version number")],
+               page: Annotated[int, Path(ge=1, le=100_000, description="page (1-based)")],
+               actor: Actor = Depends(needs("read")),
+               quote_start: Annotated[int | None, Query(ge=0, le=10**9)] = None,
+               quote_end: Annotated[int | None, Query(ge=1, le=10**9)] = None):
+    """A citation's `preview_url`: the page rendered with the quote `[quote_start,
+    quote_end)` (offsets in the version's text, as in `quote_offsets`) drawn as boxes over
+    its lines. 404 for a document outside your scope or a page the PDF lacks; 422 for a
+    document that is not a PDF or offsets outside its text."""
+    p = preview.page_png(services(request), actor, doc_id, version, page,
+                         quote_start, quote_end)
+    return Response(p.png, media_type="image/png", headers={
+        "Cache-Control": "private, max-age=300", "X-Highlight-Boxes": str(p.boxes),
+        "X-Page-Count": str(p.pages), "X-Content-Type-Options": "nosniff"})

@@ -1,5 +1,5 @@
 """Search, smart search and questions (server-sent events). Parse, call the service layer
-(backend/search_service.py), serialise; nothing else."""
+(backend/services/search.py), serialise; nothing else."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ from typing import Iterator
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 
-from backend import search_service
-from backend.access import Actor
+from backend.services import search as search_service
+from backend.security.access import Actor
 from backend.api import serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES
@@ -66,14 +66,8 @@ def _events(events: Iterator) -> Iterator[str]:
             elif isinstance(ev, Fallback):
                 yield _sse("notice", {"message": ev.notice})
             elif isinstance(ev, Answered):
-                m = ev.message
-                yield _sse("answer", {
-                    "session": ev.session.uuid, "message_id": m.id, "text": m.content,
-                    "citations": m.citations,
-                    "sources": [serialise.public_source(s) for s in m.sources],
-                    "provider": m.provider, "model": m.model, "fallback": m.fallback,
-                    "notice": m.notice, "latency_ms": m.latency_ms, "trace_id": m.trace_id,
-                    "rewrite": m.rewrite, "context": ev.session.settings.context_mode})
+                yield _sse("answer", serialise.answer(ev.session.uuid, ev.message,
+                                                      ev.session.settings.context_mode))
     except Exception as e:  # the stream has started: the error becomes the last event
         import logging
 

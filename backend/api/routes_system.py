@@ -1,13 +1,14 @@
 """Health, collections, jobs and the upload for editors. Parse, call the service layer
-(backend/library.py), serialise; nothing else."""
+(backend/services/library.py), serialise; nothing else."""
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, File, Form, Path, Query, Request, UploadFile
 
-from backend import __version__, library
-from backend.access import Actor
+from backend import __version__
+from backend.services import library
+from backend.security.access import Actor
 from backend.api import serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES

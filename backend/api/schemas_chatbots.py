@@ -172,6 +172,15 @@ class BotSourceOut(BaseModel):
     source_uri: str
     cited: bool
     links: dict[str, str] = Field(default_factory=dict)
+    passage: str | None = Field(None, description="the cited chunk's text")
+    quote: str | None = Field(None, description="the passage's sentence that supports the "
+                                                "answer (None: not cited)")
+    quote_offsets: list[int] | None = Field(
+        None, description="[start, end) of the quote in the document version's text")
+    section: dict | None = Field(None, description="the chunk's section: id, title, path")
+    file_type: str = ""
+    preview_url: str | None = Field(None, description="PDFs: the page as PNG with the quote "
+                                                      "highlighted (same bearer token)")
 
 
 class BotAnswerOut(BaseModel):

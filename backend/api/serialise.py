@@ -7,11 +7,11 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
-from backend import documents
-from backend.display import safe_text
-from backend.library import JobInfo
-from backend.navigation import OriginalMeta, SectionText, TextPage
-from backend.search_service import SearchPage, SmartResult
+from backend.services import documents
+from backend.security.display import safe_text
+from backend.services.library import JobInfo
+from backend.services.navigation import OriginalMeta, SectionText, TextPage
+from backend.services.search import SearchPage, SmartResult
 
 
 def aware(value: Any) -> Any:
@@ -138,8 +138,24 @@ def job(info: JobInfo) -> dict:
 
 
 def public_source(src: dict) -> dict:
-    """A chat source without the data-dir path of its original, with links instead."""
+    """A chat source without the data-dir path of its original, with links instead. The
+    citation fields (passage, quote, quote_offsets, page, section, preview_url;
+    backend/chat/citations.py) stay as stored."""
     out = {k: v for k, v in src.items() if k != "original_path"}
     if src.get("document_id"):
         out["links"] = document_links(src["document_id"])
+    return out
+
+
+def answer(session: str, m, context: str | None = None) -> dict:
+    """A stored chat answer (MessageInfo) as the ask stream's `answer` event and the
+    `answer_question` MCP tool return it; `rewrite`: how a follow-up was retrieved
+    (backend/chat/followup.py), `context`: the session's context mode when given."""
+    out = {"session": session, "message_id": m.id, "text": m.content,
+           "citations": m.citations, "sources": [public_source(s) for s in m.sources],
+           "provider": m.provider, "model": m.model, "fallback": m.fallback,
+           "notice": m.notice, "latency_ms": m.latency_ms, "trace_id": m.trace_id,
+           "rewrite": m.rewrite}
+    if context is not None:
+        out["context"] = context
     return out

@@ -220,7 +220,7 @@ class PrincipalTokens:
 
 
 def tokens_overview(rs, actor) -> list[PrincipalTokens]:
-    from backend import access, acl
+    from backend.security import access, acl
 
     access.require(actor, "manage_tokens")
     groups: dict[str, list[str]] = {}
@@ -234,7 +234,7 @@ def tokens_overview(rs, actor) -> list[PrincipalTokens]:
 
 def issue_token(rs, actor, principal: str, scopes, *, expires_days: float | None,
                 description: str = "") -> tuple[TokenInfo, str]:
-    from backend import access
+    from backend.security import access
 
     access.require(actor, "manage_tokens")
     return create_token(rs.store, principal, scopes, created_by=actor.username,
@@ -242,7 +242,7 @@ def issue_token(rs, actor, principal: str, scopes, *, expires_days: float | None
 
 
 def withdraw_token(rs, actor, token: int | str) -> TokenInfo:
-    from backend import access
+    from backend.security import access
 
     access.require(actor, "manage_tokens")
     return revoke_token(rs.store, token)

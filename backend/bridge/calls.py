@@ -17,7 +17,7 @@ from backend.errors import RagscopeError
 
 def actor_of(a, rs=None):
     """The actor of this invocation: the system operator, or the user named by `--as`."""
-    from backend import access, auth
+    from backend.security import access, auth
 
     name = getattr(a, "as_user", None)
     if not name:
@@ -30,7 +30,7 @@ def actor_of(a, rs=None):
 
 
 def scope_of(a, rs):
-    from backend import access
+    from backend.security import access
 
     return access.scope_of(rs, actor_of(a, rs))
 
@@ -52,7 +52,7 @@ def search_result(rs, a: argparse.Namespace) -> dict[str, Any]:
 def ask_events(svc, a: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """The CLI's question (`a`: its arguments) as plain events: `retrieved`, `delta`,
     `fallback`, and last `answered` with the session and the stored message."""
-    from backend.access import scope_of
+    from backend.security.access import scope_of
     from backend.chat.service import Answered, Delta, Fallback, Retrieved
 
     actor = actor_of(a, svc.rs)

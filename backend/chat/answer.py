@@ -4,7 +4,7 @@ with an answer (abstention, evidence score, per-sentence support of generated an
 from __future__ import annotations
 
 from backend.ingest.language import detect_language
-from backend.llm.extractive import NOTHING_FOUND, message_language
+from backend.answer.extractive import NOTHING_FOUND, message_language
 
 INVENTORY_HEAD = {
     ("de", False): "Folgende Dokumente gibt es ({n}):",

@@ -472,7 +472,7 @@ def other_document(docs, q: str, focus: int, focus_text: str) -> str | None:
 def for_question(chat, sess, q: str, scope, turns: Sequence[Turn]) -> Rewrite:
     """The chat's hook: the rewrite of `q` in session `sess` after `turns`, with the
     documents `scope` may read in the session's collections as the ones it may name."""
-    from backend.analysis.chat_route import language, scope_documents
+    from backend.answer.route import language, scope_documents
 
     if not turns:
         return Rewrite(q, q, why="first question of the session")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from backend.evidence.sentences import split_sentences
+from backend.answer.evidence.sentences import split_sentences
 from backend.llm.base import Evidence, Message
 
 SYSTEM_RULES = """You are the document assistant of ragscope. Answer the question in the last \
@@ -96,7 +96,7 @@ def citation_numbers(text: str) -> list[int]:
 
 
 def split_answer_sentences(text: str) -> list[str]:
-    """Sentences line by line (backend/evidence/sentences.py: "1. Januar", "z. B.", "Nr.",
+    """Sentences line by line (backend/answer/evidence/sentences.py: "1. Januar", "z. B.", "Nr.",
     "§ 3 Abs. 2" do not end a sentence; a citation after the full stop stays with it)."""
     return [s for line in text.splitlines() for s in split_sentences(line)]
 

@@ -6,7 +6,7 @@ trace id), `Delta`s of answer text, at most one `Fallback` (the provider failed:
 text so far, the extractive answer follows, marked as such) and finally `Answered` with the
 stored message: citation check, format check, tokens in/out, cost, model and latency.
 
-ACL: `ask`/`ask_stream` take the asker's `Scope` (backend/access.py) and retrieve only
+ACL: `ask`/`ask_stream` take the asker's `Scope` (backend/security/access.py) and retrieve only
 within it (a session's collections outside it count as gone); `messages` takes the
 reader's scope and blanks the sources of documents outside it (backend/chat/sources.py,
 `scope_sources`), so stored answers cite nothing the reader may not read now."""
@@ -19,8 +19,9 @@ from typing import Callable, Iterator
 from pydantic import ValidationError
 from sqlalchemy import Integer, func, select
 
-from backend.access import Scope
-from backend.analysis import chat_route
+from backend.security.access import Scope
+from backend.answer import route as chat_route
+from backend.chat import citations as cite
 from backend.chat import followup
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
@@ -41,12 +42,12 @@ from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public 
     make_title,
 )
 from backend.errors import NotFound, ProviderUnavailable
-from backend.evidence.grounding import check_support
-from backend.evidence.scoring import MemoEncoder, assess
+from backend.answer.evidence.grounding import check_support
+from backend.answer.evidence.scoring import MemoEncoder, assess
 from backend.index.base import IndexFilter
 from backend.llm import default_model, make_provider
 from backend.llm.base import Evidence, GenerationRequest, Provider, StreamEnd, TextDelta
-from backend.llm.extractive import ExtractiveProvider
+from backend.answer.extractive import ExtractiveProvider
 from backend.llm.pricing import pricing_table
 from backend.llm.tokens import count_tokens
 from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
@@ -253,7 +254,7 @@ class ChatService:
         q = self.validate_question(question)
         sess = self.get_session(uuid, user=user)
         cfg = sess.settings
-        # ---- analysis route (issue 12; backend/analysis/chat_route.py) ----------------------
+        # ---- analysis route (issue 12; backend/answer/route.py) ----------------------
         routed = chat_route.route(self, sess, q, scope)  # only documents in scope
         if routed.answer is not None:
             yield from chat_route.respond(self, sess, q, routed)
@@ -287,10 +288,13 @@ class ChatService:
 
     def store_turn(self, uuid: str, q: str, cfg: SessionSettings, **answer) -> Answered:
         """Store a question and its answer (`answer`: the assistant message's columns) in the
-        session: the first question titles an untitled session, the answer's sources are
-        indexed for deletes (backend/chat/sources.py)."""
+        session: the first question titles an untitled session, the answer's sources get
+        their citation fields (passage, quote, offsets, page, preview; backend/chat/citations.py)
+        and are indexed for deletes (backend/chat/sources.py)."""
         with self.rs.store.session() as s:
             row = self._row(s, uuid)
+            answer["sources"] = cite.attach(s, answer.get("content") or "",
+                                            list(answer.get("sources") or []))
             now = utcnow()
             if not s.scalar(select(func.count(ChatMessage.id)).where(
                     ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:
@@ -313,7 +317,7 @@ class ChatService:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
         the retrieval module's inventory mode; when the evidence is too weak
-        (backend/evidence/scoring.py) the answer says nothing was found and no model is asked;
+        (backend/answer/evidence/scoring.py) the answer says nothing was found and no model is asked;
         generated answers get a per-sentence support check. Retrieval stays within `scope`
         (`Scope.everything()` for the evaluation). The retrieval trace belongs to `owner`
         (default: the system owner "eval"). `rewrite`: a follow-up's query (retrieved with,

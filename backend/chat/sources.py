@@ -73,7 +73,7 @@ def scope_sources(s: Session, messages: list, scope) -> list:
     answer text stays (it is the reader's own conversation)."""
     if scope.unrestricted:
         return messages
-    from backend.access import visible_document_ids
+    from backend.security.access import visible_document_ids
 
     shown = set().union(*(source_document_ids(m.sources) for m in messages)) if messages else set()
     exist = visible_document_ids(s, scope.everything(), shown)  # deleted: marked already

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.crawl import runs
 from backend.crawl.runs import RESUMABLE, Progress
 from backend.errors import ChatbotError, CrawlError

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.chatbots.site_context import SiteContext, site_context
 from backend.errors import ChatbotError, InvalidChatbot, ProviderUnavailable
 

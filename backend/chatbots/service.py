@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import func, select, update
 
-from backend import access
-from backend.access import Actor, Scope
+from backend.security import access
+from backend.security.access import Actor, Scope
 from backend.chat.service import Answered, ChatService
 from backend.chat.types import ChatInputError, Delta, Fallback, Retrieved
 from backend.chatbots.build import BuildMixin
@@ -40,7 +40,7 @@ from backend.chatbots.visibility import VisibilityMixin
 from backend.crawl.service import CrawlService
 from backend.crawl.sources import SourceSpec, default_name
 from backend.errors import ChatbotError, InvalidChatbot, NotFound
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store import repo
 from backend.store.chat_models import ChatMessage, ChatSession
 from backend.store.chatbot_models import Chatbot, ChatbotCollection, ChatbotVersion

@@ -9,14 +9,14 @@ message, as a slug that does not exist, so slugs, names and collections do not l
 Creating or changing a bot: each existing collection it answers from must be readable by
 the editor (one outside the scope is reported as an unknown collection); the collection
 its build crawls into must be writable (a new one is created in a knowledge base the editor
-may write, as for a crawl: backend/acl.py `writable_collection`). Building, cancelling and
+may write, as for a crawl: backend/security/acl.py `writable_collection`). Building, cancelling and
 resuming need write on the build's collection."""
 from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from backend import access, auth
-from backend.access import Actor, Scope
+from backend.security import access, auth
+from backend.security.access import Actor, Scope
 from backend.errors import InvalidChatbot, NotFound
 from backend.store.chatbot_models import Chatbot, ChatbotCollection
 from backend.store.models import Collection
@@ -122,7 +122,7 @@ class VisibilityMixin:
     def _build_collection(self, actor: Actor, name: str, knowledge_base: str | None) -> None:
         """Check (and create when new) the collection a build crawls into; a refusal is
         the `collection` field's error."""
-        from backend.acl import writable_collection
+        from backend.security.acl import writable_collection
 
         try:
             writable_collection(self.rs, actor, name, knowledge_base or None,

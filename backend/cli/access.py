@@ -1,5 +1,5 @@
 """Knowledge-base and access-group commands of `python -m backend`; `register(subparsers)`
-adds them to the main parser (the logic is backend/acl.py; the rule docs/security.md):
+adds them to the main parser (the logic is backend/security/acl.py; the rule docs/security.md):
 
     kb list                                   knowledge bases, their collections and grants
     kb create NAME [--description TEXT]
@@ -31,11 +31,11 @@ def _ctx(a):
 
 
 def cmd_kb(a) -> int:
-    from backend import acl
+    from backend.security import acl
 
     rs, actor = _ctx(a)
     if a.kb_cmd == "list":
-        from backend.access import scope_of
+        from backend.security.access import scope_of
 
         for kb in acl.knowledge_bases(rs, scope_of(rs, actor)):
             grants = ", ".join(f"{g}:{p}" for g, p in kb.grants.items()) or "-"
@@ -56,7 +56,7 @@ def cmd_kb(a) -> int:
 
 
 def cmd_group(a) -> int:
-    from backend import access, acl
+    from backend.security import access, acl
 
     rs, actor = _ctx(a)
     if a.group_cmd == "list":
@@ -91,7 +91,7 @@ def cmd_group(a) -> int:
 
 
 def cmd_access(a) -> int:
-    from backend import access, acl
+    from backend.security import access, acl
 
     rs, actor = _ctx(a)
     access.require(actor, "manage_access")

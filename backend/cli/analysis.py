@@ -18,7 +18,7 @@ from backend.config import Settings
 
 
 def _rs():
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return Ragscope(Settings())
 

@@ -29,7 +29,7 @@ from backend.llm.factory import PROVIDERS
 
 def _service():
     from backend.chat.service import ChatService
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return ChatService(Ragscope(Settings()))
 

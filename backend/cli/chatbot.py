@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
-from backend.access import Actor
+from backend.security.access import Actor
 from backend.cli.crawl import crawl_progress_bar
 from backend.config import Settings
 
@@ -24,7 +24,7 @@ CLI_ACTOR = Actor("cli", "admin")
 
 def _service():
     from backend.chatbots.service import ChatbotService
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return ChatbotService(Ragscope(Settings()))
 

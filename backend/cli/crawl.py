@@ -14,12 +14,12 @@ import sys
 import time
 
 from backend.config import Settings
-from backend.display import safe_text
+from backend.security.display import safe_text
 
 
 def _service():
     from backend.crawl.service import CrawlService
-    from backend.services import Ragscope
+    from backend.services.container import Ragscope
 
     return CrawlService(Ragscope(Settings()))
 

@@ -6,14 +6,14 @@ import sys
 from pathlib import Path
 
 from backend.cli import common
-from backend.display import safe_text
+from backend.security.display import safe_text
 from backend.errors import RagscopeError
 
 
 def cmd_ingest(a) -> int:
     from tqdm import tqdm
 
-    from backend.acl import writable_collection
+    from backend.security.acl import writable_collection
 
     ing = common._ingestor()
     actor = common.actor_of(a, ing.rs)
@@ -74,8 +74,8 @@ def cmd_ingest(a) -> int:
 
 def _identity(a, rs, actor):
     """--as-new-document / --new-version-of DOC (backend/ingest/identity.py); DOC must be
-    a document the actor may read and change (backend/acl.py `version_target`)."""
-    from backend.acl import version_target
+    a document the actor may read and change (backend/security/acl.py `version_target`)."""
+    from backend.security.acl import version_target
     from backend.ingest.identity import AUTO, Identity
 
     if getattr(a, "as_new_document", False) and getattr(a, "new_version_of", None):
@@ -88,7 +88,7 @@ def _identity(a, rs, actor):
 
 
 def cmd_list(a) -> int:
-    from backend import documents
+    from backend.services import documents
     from backend.store import repo
 
     rs = common._rs()
@@ -123,11 +123,12 @@ def _version(detail, number: int | None):
 
 
 def cmd_show(a) -> int:
-    from backend import documents
+    from backend.services import documents
+    from backend.security import access
 
     rs = common._rs()
     scope = common.scope_of(a, rs)
-    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+    d = documents.document_detail(rs, access.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
     print(f"document {d.id}: {safe_text(d.title)}")
     print(f"  file: {safe_text(d.filename)} ({safe_text(d.file_type)}), type: {d.doc_type}, status: {d.status}")
@@ -140,7 +141,7 @@ def cmd_show(a) -> int:
               f"sha256 {v.sha256[:12]}, pages {v.page_count or '-'}, "
               f"lang {v.language or '-'}{extra}")
     if d.active_version_id is not None:
-        from backend import classification
+        from backend.services import classification
 
         cv = classification.view(rs, d.active_version_id)  # the document is visible: checked
         if cv.method != "not classified yet":
@@ -164,11 +165,12 @@ def cmd_show(a) -> int:
 
 
 def cmd_original(a) -> int:
-    from backend import documents
+    from backend.services import documents
+    from backend.security import access
 
     rs = common._rs()
     scope = common.scope_of(a, rs)
-    d = documents.document_detail(rs, documents.resolve_document(rs, a.doc, scope=scope),
+    d = documents.document_detail(rs, access.resolve_document(rs, a.doc, scope=scope),
                                   scope=scope)
     v = _version(d, a.version)
     if v is None or not v.has_original:
@@ -181,22 +183,23 @@ def cmd_original(a) -> int:
 
 
 def cmd_delete(a) -> int:
-    from backend import documents
+    from backend.security import access
+    from backend.services import document_actions
 
     rs = common._rs()
     actor = common.actor_of(a, rs)
-    doc = documents.resolve_document(rs, a.doc, scope=common.scope_of(a, rs))
-    doc_id = documents.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
+    doc = access.resolve_document(rs, a.doc, scope=common.scope_of(a, rs))
+    doc_id = document_actions.delete_document(rs, doc, actor, purge_answers=a.purge_answers)
     print(f"deleted document {doc_id}" + (" and the chat answers that drew on it"
                                           if a.purge_answers else ""))
     return 0
 
 
 def cmd_activate(a) -> int:
-    from backend import documents
+    from backend.services import document_actions
 
     rs = common._rs()
-    documents.activate_version(rs, a.version_id, common.actor_of(a, rs))
+    document_actions.activate_version(rs, a.version_id, common.actor_of(a, rs))
     print(f"version {a.version_id} is now active")
     return 0
 

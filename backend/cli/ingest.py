@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from backend.display import safe_text
+from backend.security.display import safe_text
 from backend.errors import RagscopeError
 
 
@@ -29,11 +29,11 @@ def _ingestor():
 def cmd_ingest_git(a) -> int:
     from tqdm import tqdm
 
-    from backend.acl import writable_collection
+    from backend.security.acl import writable_collection
     from backend.cli.common import actor_of
     from backend.ingest.git_source import GitSync
 
-    from backend.access import scope_of
+    from backend.security.access import scope_of
 
     ing = _ingestor()
     actor = actor_of(a, ing.rs)
@@ -89,7 +89,7 @@ def cmd_git_sources(a) -> int:
 def cmd_reclassify(a) -> int:
     from tqdm import tqdm
 
-    from backend import access
+    from backend.security import access
     from backend.cli.common import _ingestor as make
     from backend.cli.common import actor_of
 
@@ -136,16 +136,16 @@ def cmd_doc_types(a) -> int:
 def _doc_and_actor(a, rs):
     """The document DOC names, among those the invocation's actor may read (operator, or
     `--as USER`: backend/cli/main.py), and that actor."""
-    from backend.access import scope_of
+    from backend.security.access import scope_of
     from backend.cli.common import actor_of
-    from backend.documents import resolve_document
+    from backend.security.access import resolve_document
 
     actor = actor_of(a, rs)
     return resolve_document(rs, a.doc, scope=scope_of(rs, actor)), actor
 
 
 def cmd_set_title(a) -> int:
-    from backend import classification
+    from backend.services import classification
 
     ing = _ingestor()
     doc_id, actor = _doc_and_actor(a, ing.rs)
@@ -161,7 +161,7 @@ def cmd_set_title(a) -> int:
 
 
 def cmd_set_profile(a) -> int:
-    from backend import classification
+    from backend.services import classification
 
     if not a.profile and not a.default:
         raise RagscopeError("give a profile or --default")

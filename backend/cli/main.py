@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from backend.display import TerminalGuard, safe_text
+from backend.security.display import TerminalGuard, safe_text
 from backend.errors import RagscopeError
 
 
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args) -> int:
-    from backend.private_files import private_umask
+    from backend.security.private_files import private_umask
 
     try:
         with private_umask():  # nothing the command (or `up`'s dashboard) writes is readable

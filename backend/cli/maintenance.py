@@ -18,10 +18,10 @@ def cmd_reindex(a) -> int:
         bar.n = done
         bar.refresh()
 
-    from backend import documents
+    from backend.services import document_actions
 
     rs = common._rs()
-    res = documents.reindex(rs, common.actor_of(a, rs), on_progress=progress)
+    res = document_actions.reindex(rs, common.actor_of(a, rs), on_progress=progress)
     bar.close()
     print(f"reindexed {res['chunks']} chunks of {res['versions']} versions "
           f"({res['rechunked']} re-chunked)")
@@ -48,7 +48,7 @@ def cmd_check(a) -> int:
     """Exit 0 when store and both indexes agree (after repairing, with --repair), else 1."""
     from tqdm import tqdm
 
-    from backend import access
+    from backend.security import access
 
     ing = common._ingestor()
     access.require(common.actor_of(a, ing.rs), "reindex")
@@ -93,7 +93,7 @@ def cmd_check(a) -> int:
 
 
 def cmd_collections(a) -> int:
-    from backend import acl
+    from backend.security import acl
 
     rs = common._rs()
     for c in acl.collections(rs, common.scope_of(a, rs)):
@@ -103,10 +103,10 @@ def cmd_collections(a) -> int:
 
 def cmd_status(a) -> int:
     """Counts of what the actor may read; index metadata for an unrestricted actor only."""
-    from backend import documents
+    from backend.services import system
 
     rs = common._rs()
-    st = documents.system_status(rs, scope=common.scope_of(a, rs))
+    st = system.system_status(rs, scope=common.scope_of(a, rs))
     info = {"counts": st.counts,
             "index_meta": {m: x and {"backend": x["backend"], "params": x["params"],
                                      "chunks": x["chunks"]} for m, x in st.index_meta.items()}}

@@ -6,7 +6,7 @@ import json
 import sys
 
 from backend.cli import common
-from backend.display import safe_text
+from backend.security.display import safe_text
 
 
 def cmd_search(a) -> int:

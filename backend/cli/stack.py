@@ -1,5 +1,5 @@
 """`python -m backend stack start|stop|status`: the scale-out stack on one machine, every part
-on 127.0.0.1 (backend/stack.py, docs/deployment.md)."""
+on 127.0.0.1 (backend/deploy/stack.py, docs/deployment.md)."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +12,7 @@ PORT_OPTIONS = ("postgres", "chroma", "search", "api", "dashboard")
 
 
 def _stack(a):
-    from backend.stack import DEFAULT_PORTS, Stack
+    from backend.deploy.stack import DEFAULT_PORTS, Stack
 
     d = Path(a.dir) if a.dir else Settings().data_dir / "stack"
     ports = {n: getattr(a, f"{n}_port") or DEFAULT_PORTS[n] for n in PORT_OPTIONS}
@@ -22,7 +22,7 @@ def _stack(a):
 
 
 def cmd_stack(a) -> int:
-    from backend.stack import status_json
+    from backend.deploy.stack import status_json
 
     stack = _stack(a)
     if a.action == "stop":

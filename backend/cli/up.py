@@ -44,7 +44,7 @@ def cmd_up(a) -> int:
         print(f"starting the API and MCP server on http://{settings.api_host}:"
               f"{a.api_port or settings.api_port}/api", flush=True)
         start_api_beside(settings.api_host, a.api_port or settings.api_port)
-    from backend.stack import dashboard_command
+    from backend.deploy.stack import dashboard_command
 
     cmd = dashboard_command(a.address, a.port)
     print(f"starting the dashboard on http://{a.address}:{a.port}", flush=True)

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from backend.access import collection_scope
+from backend.security.access import collection_scope
 from backend.crawl import runs
 from backend.crawl.changes import GONE_STATUSES, KnownPage, PageStates
 from backend.crawl.fetch import FetchResult, Fetcher, extension_for, filename_for

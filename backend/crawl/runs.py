@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 
 from backend.errors import CrawlError, NotFound
-from backend.jobs import finish_job, job_alive, start_job, update_job
+from backend.services.jobs import finish_job, job_alive, start_job, update_job
 from backend.store import Store
 from backend.store.crawl_models import CrawlEvent, CrawlRun, CrawlSource
 from backend.store.models import Job, utcnow

@@ -21,8 +21,8 @@ from backend.crawl.sources import SourceRepo, SourceSpec, default_name
 from backend.crawl.watch import FolderSync
 from backend.errors import CrawlError
 from backend.ingest.service import Ingestor
-from backend.jobs import request_cancel
-from backend.services import Ragscope
+from backend.services.jobs import request_cancel
+from backend.services.container import Ragscope
 
 
 class CrawlService:

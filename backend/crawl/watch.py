@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from backend.access import collection_scope
+from backend.security.access import collection_scope
 from backend.crawl import runs
 from backend.crawl.changes import KnownPage, PageStates
 from backend.crawl.runs import Event, Progress

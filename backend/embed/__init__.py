@@ -1,6 +1,6 @@
 """Embedding backends: which engine computes the vectors of which model.
 
-`backend.embedding.Embedder` is the one object the rest of ragscope uses; it picks an
+`backend.embed.embedder.Embedder` is the one object the rest of ragscope uses; it picks an
 encoder from here. Encoders (one file each) share a small protocol (`base.Encoder`):
 
 | backend | engine | models |

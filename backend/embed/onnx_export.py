@@ -160,7 +160,7 @@ def ensure_export(model_name: str, path: str | Path, cache_dir: Path, variant: s
     done = _load(folder)
     if done is not None:
         return done
-    from backend.private_files import make_private_dir
+    from backend.security.private_files import make_private_dir
 
     make_private_dir(Path(cache_dir))
     with _export_lock(Path(cache_dir)):

@@ -3,7 +3,7 @@ server (`chroma run`) when `chroma_url` is set.
 
 The collection never gets an embedding function (`embedding_function=None`) and is never
 queried by query text: both would make Chroma fetch its default ONNX model. Vectors
-come from `backend.embedding.Embedder`.
+come from `backend.embed.embedder.Embedder`.
 
 Several processes (dashboard, scheduler, watcher, CLI) share one data dir. The embedded
 client keeps the HNSW graph in memory and persists it from there, so every write holds the

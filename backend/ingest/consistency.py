@@ -25,7 +25,7 @@ from backend.ingest import memberships
 from backend.ingest.indexing import IndexWriter
 from backend.ingest.records import mark_failed
 from backend.ingest.reports import CheckReport, RepairReport
-from backend.jobs import live_job_ids, mark_dead_jobs
+from backend.services.jobs import live_job_ids, mark_dead_jobs
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion, Section
 

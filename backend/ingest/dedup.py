@@ -29,8 +29,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 
-from backend import access
-from backend.access import Scope
+from backend.security import access
+from backend.security.access import Scope
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion
 

@@ -96,7 +96,7 @@ class Links:
     def collection(self, s, name: str):
         """The collection to link into, created with the first file stored into it (so a
         refused request creates nothing): in the batch's `knowledge_base` (checked by the
-        service layer, backend/acl.py `writable_collection`), else
+        service layer, backend/security/acl.py `writable_collection`), else
         RAGSCOPE_DEFAULT_KNOWLEDGE_BASE."""
         return repo.get_or_create_collection(
             s, name, knowledge_base=self.knowledge_base

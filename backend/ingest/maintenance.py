@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from backend.deletion import forget_document
+from backend.services.deletion import forget_document
 from backend.embed import same_vectors
 from backend.errors import IndexMismatch, IngestError
 from backend.ingest.consistency import Consistency
 from backend.ingest.dedup import original_in_use
 from backend.ingest.indexing import IndexWriter
-from backend.jobs import finish_job, start_job, update_job
+from backend.services.jobs import finish_job, start_job, update_job
 from backend.store import repo
 from backend.store.models import Document, DocumentVersion
 
@@ -82,7 +82,7 @@ class Maintenance:
     def delete_document(self, ref: int | str, *, purge_answers: bool = False) -> int:
         """Remove a document, all its versions, chunks and original files it alone used, and
         take it out of stored traces and chat sources (`purge_answers`: also remove the text
-        of chat answers that drew on it; backend/deletion.py)."""
+        of chat answers that drew on it; backend/services/deletion.py)."""
         with self.store.session() as s:
             doc = repo.get_document(s, ref)
             doc_id = doc.id

@@ -20,7 +20,7 @@ from backend.ingest.pipeline import Context, cut, expected_chunking, stored_layo
 from backend.ingest.profiles import PROFILES
 from backend.ingest.records import chunk_id, write_sections
 from backend.ingest.types import SectionNode
-from backend.jobs import finish_job, start_job, update_job
+from backend.services.jobs import finish_job, start_job, update_job
 from backend.store import repo
 from backend.store.models import Chunk, DocumentVersion, Section
 from backend.ingest.types import Text

@@ -18,7 +18,7 @@ import logging
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import FileTooLarge, IngestError, PathRefused, storage_full
 from backend.ingest.batches import Pipeline
 from backend.ingest.consistency import CheckReport, Consistency, RepairReport
@@ -45,9 +45,9 @@ from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
 )
 from backend.ingest.reprocess import ReclassifyReport, Reprocessor
 from backend.ingest.writing import VersionWriter
-from backend.jobs import finish_job, start_job, update_job
-from backend.private_files import write_private
-from backend.services import Ragscope
+from backend.services.jobs import finish_job, start_job, update_job
+from backend.security.private_files import write_private
+from backend.services.container import Ragscope
 
 log = logging.getLogger(__name__)
 

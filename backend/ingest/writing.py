@@ -8,7 +8,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.errors import IngestError, PathRefused
 from backend.ingest.dedup import dedup_scope, own_source, readable_versions, version_key
 from backend.ingest.identity import Identity, same_name

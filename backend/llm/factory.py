@@ -25,7 +25,7 @@ def make_provider(settings: Settings, name: str) -> Provider:
     s = settings
     timeouts = dict(connect_timeout_s=s.llm_connect_timeout_s, read_timeout_s=s.llm_timeout_s)
     if name == "extractive":
-        from backend.llm.extractive import ExtractiveProvider
+        from backend.answer.extractive import ExtractiveProvider
 
         return ExtractiveProvider()
     if name == "local":

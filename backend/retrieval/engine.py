@@ -5,7 +5,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from backend.access import Scope
+from backend.security.access import Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
 from backend.retrieval import fusion, lookup, policies
@@ -53,7 +53,7 @@ class Retriever:
 
     def retrieve(self, query: str, params: RetrievalParams | None = None, *, scope: Scope,
                  owner: TraceOwner | None = None, query_embedding=None) -> RetrievalResult:
-        """`scope`: what the caller may read (backend/access.py; `Scope.everything()` for
+        """`scope`: what the caller may read (backend/security/access.py; `Scope.everything()` for
         the CLI operator, the evaluation gate and benches). It becomes the collection filter
         of both index searches before anything is retrieved; a requested collection outside
         it is reported as unknown. `owner`: who asks, stored with the trace when

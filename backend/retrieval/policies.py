@@ -11,7 +11,7 @@ from backend.retrieval.types import Candidate, DocumentHit, Hit, RetrievalParams
 from backend.store import repo
 
 if TYPE_CHECKING:
-    from backend.access import Scope
+    from backend.security.access import Scope
     from backend.retrieval.query import ParsedQuery
     from backend.retrieval.types import RetrievalResult
 

@@ -6,7 +6,7 @@ import html
 import re
 from typing import Any
 
-from backend.safe_markdown import md_escape
+from backend.security.safe_markdown import md_escape
 
 STAGE_ORDER = ["query", "filter", "query_embedding", "vector_search", "keyword_search",
                "fusion", "lookup", "boost", "document_rank", "section_rank", "rerank",
@@ -146,8 +146,10 @@ def rewrite_info(result: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def route_info(result: dict[str, Any]) -> dict[str, Any] | None:
-    """The chat's route for a stored chat trace (backend/analysis/chat_route.py): which
-    route answered (`analysis` or `retrieval`), why, and for the analysis route the action,
+    """The chat's route for a stored chat trace (backend/answer/route.py): which
+    route answered (`analysis` or `retrieval`), its answer path (`passage`, `inventory`, `url`,
+    `extract:decisions`, … — issue 22), a URL noted in the question, why, and for the analysis
+    route the action,
     the document chosen and why; None for traces without a route (query-debug searches)."""
     route = _stage(result, "route")
     if route is None:
@@ -155,4 +157,5 @@ def route_info(result: dict[str, Any]) -> dict[str, Any] | None:
     p = route.get("params") or {}
     choice = (_stage(result, "document_choice") or {}).get("params") or {}
     return {"route": p.get("route", ""), "why": p.get("why", ""), "action": p.get("action"),
+            "path": p.get("path"), "url": p.get("url"),
             "document_id": choice.get("document_id"), "document_why": choice.get("why")}

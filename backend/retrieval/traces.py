@@ -64,7 +64,7 @@ def list_traces(store: Store, *, viewer: str | None, is_admin: bool, viewer_kind
                 limit: int = 50) -> list[RetrievalTrace]:
     """The newest traces `viewer` (a user, or a principal with `viewer_kind="principal"`)
     may see (all of them for an admin). The stored results are not filtered by scope here:
-    backend/debug.py does that when one is loaded."""
+    backend/services/debug.py does that when one is loaded."""
     with store.session() as s:
         return list(s.scalars(_visible(select(RetrievalTrace), viewer, is_admin, viewer_kind)
                               .order_by(RetrievalTrace.created_at.desc()).limit(limit)))

@@ -6,7 +6,7 @@ users (`member_kind="user"`, the user name) and API principals (`"principal"`, t
 principal's name). A group with `all_users` counts every dashboard user as a member without
 a membership row (the default group `everyone` of an existing install). Admins are not
 restricted by groups. The rule and its defaults: docs/security.md, "Knowledge bases and
-access groups"; the scope computed from these rows: backend/access.py."""
+access groups"; the scope computed from these rows: backend/security/access.py."""
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,7 +1,7 @@
 """Taking a deleted document's content out of the records derived from it: stored
 retrieval results (traces) and chat answers' sources. Pure functions on their JSON (also
 used by migration 0007), the label shown instead, and which documents still exist. Used by
-backend/retrieval/traces.py and backend/chat/sources.py; backend/deletion.py says what a
+backend/retrieval/traces.py and backend/chat/sources.py; backend/services/deletion.py says what a
 delete does."""
 from __future__ import annotations
 

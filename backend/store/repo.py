@@ -36,7 +36,7 @@ def get_or_create_collection(s: Session, name: str, description: str = "", *,
                              knowledge_base: str | None = None) -> Collection:
     """The collection of this name; a new one goes into `knowledge_base` (default: the
     knowledge base `default`, created when missing). An existing collection stays where it
-    is (backend/acl.py moves collections)."""
+    is (backend/security/acl.py moves collections)."""
     name = name.strip()
     if not name:
         raise ValueError("collection name must not be empty")

@@ -6,7 +6,7 @@ The dashboard keeps one console per configuration in `st.cache_resource`
 (pages/_crawl_common.py); every dashboard process starts a `CrawlScheduler` there, and the
 scheduler lease makes sure only one of them runs scheduled crawls (docs/crawling.md).
 
-Every action that changes something takes the acting `Actor` (backend/access.py), resolved
+Every action that changes something takes the acting `Actor` (backend/security/access.py), resolved
 by the caller at the moment of the action, and checks its role here: `crawl` (editor) for
 sources, schedules and runs, and `watch_folder` (admin) for creating or editing a watched
 folder, which reads the server's file system. Page order cannot skip these checks.
@@ -21,15 +21,15 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from backend import access
-from backend.access import Actor
+from backend.security import access
+from backend.security.access import Actor
 from backend.crawl.runs import OUTCOMES, RESUMABLE, Progress
 from backend.crawl.schedule import CrawlScheduler
-from backend.display import safe_text
+from backend.security.display import safe_text
 from backend.crawl.service import CrawlService
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES, SourceSpec, spec_of
 from backend.errors import CrawlError, InvalidCrawlSource
-from backend.services import Ragscope
+from backend.services.container import Ragscope
 from backend.store.crawl_models import CrawlSource
 
 ACTIVE = ("queued", "running")
@@ -135,9 +135,9 @@ def check_target(rs: Ragscope, actor: Actor | None, collection: str,
                  knowledge_base: str | None = None, action: str = "crawl", *,
                  create: bool = True) -> None:
     """The actor may crawl into `collection` (created in `knowledge_base` when new and
-    `create`, see backend/acl.py `writable_collection`). A name the crawl rules refuse is
+    `create`, see backend/security/acl.py `writable_collection`). A name the crawl rules refuse is
     left to the source's own validation (InvalidCrawlSource), so nothing is created for it."""
-    from backend.acl import writable_collection
+    from backend.security.acl import writable_collection
     from backend.crawl.sources import _check_name
 
     access.require(actor, action)

@@ -13,7 +13,7 @@ AUTH_USERNAME = "username"
 AUTH_ROLES = "roles"
 AUTH_NAME = "name"
 AUTH_EMAIL = "email"
-AUTH_BEGAN = "auth.began"  # when the session began (backend/sessions.py)
+AUTH_BEGAN = "auth.began"  # when the session began (backend/security/sessions.py)
 
 # app.py: sign-in form and cookie flags carried to the next run
 LOGIN_USERNAME = "login.username"
@@ -59,6 +59,7 @@ DOCUMENT_ACTIVATE = "document.activate"
 DOCUMENT_DELETE = "document.delete"
 DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
 DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
+DOCUMENT_CITED = "document.cited"  # the container of a citation's cited place
 DOCUMENT_LINKED = "document.linked"  # (version, section) of the URL last applied
 DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat answers' text
 

@@ -1,11 +1,13 @@
 """Markdown: ATX and setext headings, fenced code kept whole (a `#` inside a fence is code),
-pipe tables as rows, light inline clean-up that keeps the text readable."""
+pipe tables and columns aligned with spaces (aligned.py; not in an indented code block) as
+rows, light inline clean-up that keeps the text readable."""
 from __future__ import annotations
 
 import re
 
 from backend.ingest.types import Block, RawDocument
 
+from .aligned import row_text, split_tables
 from .text import decode_text
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -14,6 +16,7 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _QUOTE = re.compile(r"^ {0,3}> ?")
+_INDENTED_CODE = re.compile(r"^(?: {4}|\t)")
 _FRONT_TITLE = re.compile(r"^title:\s*[\"']?(.*?)[\"']?\s*$", re.MULTILINE)
 _INLINE = [
     (re.compile(r"<!--.*?-->", re.DOTALL), ""),
@@ -114,6 +117,20 @@ def _add_paragraph(blocks: list[Block], lines: list[str]) -> None:
         rows = [_table_row(x) for i, x in enumerate(lines) if i != 1]
         blocks.append(Block("\n".join(r for r in rows if r), preformatted=True, kind="table"))
         return
+    if not all(_INDENTED_CODE.match(x) for x in lines):  # an indented code block stays text
+        pieces = split_tables("\n".join(lines))
+        if any(p.rows for p in pieces):
+            for piece in pieces:
+                if piece.rows:
+                    rows = [row_text([strip_inline(c) for c in r]) for r in piece.rows]
+                    blocks.append(Block("\n".join(rows), preformatted=True, kind="table"))
+                elif any(x.strip() for x in piece.lines):
+                    _add_text(blocks, piece.lines)
+            return
+    _add_text(blocks, lines)
+
+
+def _add_text(blocks: list[Block], lines: list[str]) -> None:
     cleaned = [_list_item(x) for x in lines]
     blocks.append(Block(strip_inline("\n".join(cleaned))))
 

@@ -2,7 +2,8 @@
 pypdf gives lines without paragraph gaps, so paragraphs are rebuilt from the line geometry
 (vertical gaps, font sizes; see pdf_layout) and line lengths (a line much shorter than the
 page's text width ends a paragraph). Without an outline, lines in a larger or bold font
-become headings. Pages without a usable text layer (scanned pages, also single pages of a
+become headings. Tables whose columns line up become table rows (pdf_layout.page_tables).
+Pages without a usable text layer (scanned pages, also single pages of a
 mixed PDF) are OCR'd with Tesseract (backend/ingest/ocr.py) when `ocr` options are given;
 their lines take the same way, and the version records each page's OCR confidence."""
 from __future__ import annotations
@@ -22,7 +23,8 @@ from .limits import chars_error
 
 if TYPE_CHECKING:
     from backend.ingest.ocr import OcrOptions
-from .pdf_layout import Line, group_blocks, layout_stats, read_page_lines
+from .aligned import row_text
+from .pdf_layout import Line, group_blocks, layout_stats, page_tables, read_page_lines
 
 log = logging.getLogger(__name__)
 _PAGE_NUMBER = re.compile(
@@ -119,13 +121,13 @@ def _extract_pdf(data: bytes, filename: str, max_chars: int | None,
     outline = _outline(reader, warnings)
     text_stats = layout_stats([x for i, x in enumerate(page_lines) if i + 1 not in ocr_pages])
     ocr_stats = layout_stats([x for i, x in enumerate(page_lines) if i + 1 in ocr_pages])
-    blocks = [
-        Block(text, page=number, heading_level=level)
-        for number, lines in enumerate(page_lines, start=1)
-        if lines
-        for text, level in group_blocks(lines, ocr_stats if number in ocr_pages else text_stats,
-                                        _text_width(lines), headings=not outline)
-    ]
+    blocks = []
+    for number, lines in enumerate(page_lines, start=1):
+        if lines:
+            tables = [] if number in ocr_pages else _tables(pages[number - 1], lines, number,
+                                                            warnings)
+            blocks += _page_blocks(number, lines, tables,
+                                   ocr_stats if number in ocr_pages else text_stats, not outline)
     if warnings:
         meta["warnings"] = warnings
     return RawDocument(
@@ -135,6 +137,31 @@ def _extract_pdf(data: bytes, filename: str, max_chars: int | None,
         metadata=meta,
         page_count=len(pages),
     )
+
+
+def _tables(page, lines: list[Line], number: int, warnings: list[str]):
+    """The page's aligned tables; a failure of the detection costs the rows, not the page."""
+    try:
+        return page_tables(page, lines)
+    except Exception as exc:
+        log.debug("table detection on page %s failed", number, exc_info=True)
+        warnings.append(f"page {number}: tables not detected ({_reason(exc)}); its text is kept")
+        return []
+
+
+def _page_blocks(number: int, lines: list[Line], tables, stats, headings: bool) -> list[Block]:
+    """The page's paragraphs, with its aligned tables (page_tables) as table blocks."""
+    width = _text_width(lines)
+    out: list[Block] = []
+    pos = 0
+    for start, end, rows in [*tables, (len(lines), len(lines), None)]:
+        out += [Block(text, page=number, heading_level=level)
+                for text, level in group_blocks(lines[pos:start], stats, width, headings)]
+        if rows:
+            out.append(Block("\n".join(row_text(r) for r in rows), page=number,
+                             preformatted=True, kind="table"))
+        pos = end
+    return out
 
 
 def _ocr_pages(data: bytes, pages, page_lines: list[list[Line]], ocr, filename: str,

@@ -167,3 +167,50 @@ def _breaks(prev: Line, line: Line, prev_level, level, stats: LayoutStats, width
     if level is not None:
         return False  # a heading wrapped over several lines stays one block
     return keep_break(prev.text, line.text, width)
+
+
+def page_tables(page, lines: list[Line]) -> list[tuple[int, int, list[list[str]]]]:
+    """Tables of one page as (first line, end line, rows) over `lines`. The visitor's lines
+    carry no column positions, so the page is read once more in pypdf's layout mode, which
+    places the text on a character grid; aligned columns there (aligned.py) become rows, also
+    when the rows are spaced wider than lines (layout mode puts blank lines between them). A
+    table counts only when the same characters, in any order, make a run of `lines` — the
+    plain reading order of a wrapped cell differs ("Employees at" / "year-end 264 251") —
+    so a layout reading that differs from the text layer changes nothing."""
+    from .aligned import close_row_gaps, split_tables
+
+    try:
+        layout = page.extract_text(extraction_mode="layout") or ""
+    except Exception:  # layout mode fails on some fonts: the page keeps its plain lines
+        return []
+    found = []
+    pos = 0
+    for piece in split_tables(close_row_gaps(clean_chars(layout))):
+        if piece.rows is None:
+            continue
+        span = _match_lines(lines, piece.lines, piece.rows, pos)
+        if span is not None:
+            found.append((*span, piece.rows))
+            pos = span[1]
+    return found
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def _match_lines(lines: list[Line], table: list[str], rows: list[list[str]],
+                 start: int) -> tuple[int, int] | None:
+    want = Counter(_squash("".join(table)))
+    first = _squash(rows[0][0] or next(c for c in rows[0] if c))
+    for s in range(start, len(lines)):
+        if not _squash(lines[s].text).startswith(first):
+            continue
+        have: Counter[str] = Counter()
+        for e in range(s, len(lines)):
+            have.update(_squash(lines[e].text))
+            if have == want:
+                return s, e + 1
+            if any(n > want[c] for c, n in have.items()):
+                break
+    return None

@@ -1,11 +1,14 @@
-"""Plain text files, and the byte -> str decoding shared by the text-like formats."""
+"""Plain text files, and the byte -> str decoding shared by the text-like formats. Columns
+aligned with spaces or tabs become table blocks (aligned.py)."""
 from __future__ import annotations
 
 import codecs
 import re
 
 from backend.errors import ExtractionError
-from backend.ingest.types import Block, RawDocument
+from backend.ingest.types import RawDocument
+
+from .aligned import table_blocks
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -81,4 +84,4 @@ def extract_txt(data: bytes, filename: str) -> RawDocument:
     meta: dict = {"encoding": encoding}
     if warnings:
         meta["warnings"] = warnings
-    return RawDocument(blocks=[Block(p) for p in paragraphs], metadata=meta)
+    return RawDocument(blocks=[b for p in paragraphs for b in table_blocks(p)], metadata=meta)

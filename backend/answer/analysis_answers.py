@@ -1,0 +1,383 @@
+"""The handlers of the chat's analysis route, one per intent action: choose the document
+(Context.choose), run the analysis service, write the answer (backend/answer/compose.py)
+and the trace stages. Each raises NoRoute when the analysis cannot answer, so the question
+goes to retrieval instead."""
+from __future__ import annotations
+
+import re
+import time
+
+from backend.analysis.source import SectionRef, Source
+from backend.answer.compose import (
+    Citations,
+    Place,
+    items_answer,
+    keep,
+    one_line,
+    w,
+)
+from backend.answer.context import Answer, Context, NoRoute
+from backend.errors import AnalysisError, NotFound
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def _de(ctx) -> bool:
+    return ctx.lang == "de"
+
+
+def find_section(src: Source, ref: str) -> SectionRef:
+    """A section named in a question: "2", "2.2", "TOP 4", "Agenda item 3", "§ 7",
+    "Anlage 3", "last". A bare number also finds "TOP 2" / "Item 2" / "§ 2" at the top level,
+    else the n-th top-level section."""
+    from backend.analysis.service import find_section as by_ref
+
+    labelled = [x for x in src.sections if x.label]
+    top = min((x.level for x in labelled), default=1)
+    tops = [x for x in labelled if x.level == top]
+    if ref == "last":
+        if not tops:
+            raise AnalysisError(f"{src.filename or src.title} has no sections")
+        return tops[-1]
+    try:
+        return by_ref(src, ref)
+    except AnalysisError:
+        if not ref.isdigit():
+            raise
+    same = [x for x in tops if x.number and re.search(rf"(?<![\d.]){ref}$", x.number)]
+    if len(same) == 1:
+        return same[0]
+    if 1 <= int(ref) <= len(tops) and not any(x.number for x in tops):
+        return tops[int(ref) - 1]
+    raise AnalysisError(f"no section {ref!r} in {src.filename or src.title}")
+
+
+def _source(ctx: Context, doc: int, version: int | None = None) -> Source:
+    from backend.analysis.service import load_source, resolve
+
+    return load_source(ctx.rs, resolve(ctx.rs, doc, version, scope=ctx.scope))
+
+
+# ---- extract ------------------------------------------------------------------------------
+
+
+def extract(ctx: Context) -> Answer:
+    from backend.analysis.extractors import EXTRACTORS
+    from backend.analysis.service import analyze_document
+
+    it = ctx.intent
+    names = list(it.extractors)
+    what = " / ".join(EXTRACTORS[n].label.lower() for n in names) + (
+        f" about {it.topic!r}" if it.topic else "") + (f" in {it.section}" if it.section else "")
+    seen: dict[int, tuple] = {}
+    failed: dict[int, str] = {}
+
+    def accept(doc: int):
+        t0 = time.perf_counter()
+        try:
+            sec = find_section(_source(ctx, doc), it.section) if it.section else None
+            a = analyze_document(ctx.rs, doc, what=names,
+                                 section=sec.id if sec is not None else None, scope=ctx.scope)
+        except (AnalysisError, NotFound) as e:
+            failed[doc] = str(e)
+            return None
+        everything = sorted((i for n in names for i in a.items(n)), key=lambda i: i.start)
+        items = [i for i in everything if keep(i, it.status, it.topic)]
+        seen[doc] = (a, everything, items, sec, _ms(t0))
+        return items or None
+
+    doc, _, choice = ctx.choose(accept, what)
+    if doc not in seen:
+        raise NoRoute(failed.get(doc) or f"document {doc} cannot be analysed")
+    a, everything, found, sec, ms = seen[doc]
+    if not found:  # issue 22: an analysis answer only when it found what was asked
+        about = f", none about {it.topic or it.status!r}" if (it.topic or it.status) else ""
+        raise NoRoute(f"{ctx.title(doc)!r} has {len(everything)} "
+                      f"{what.split(' about')[0]} items{about}")
+    ref = a.document
+    cites = Citations()
+    notes = []
+    lines = items_answer(ref.title, ref.version_number, names, found,
+                         document_id=ref.document_id, version_id=ref.version_id,
+                         lang=ctx.lang, status=it.status, topic=it.topic,
+                         section=sec.label if sec else None, limit=ctx.limit, cites=cites)
+    if len(found) > ctx.limit:
+        notes.append(f"{len(found) - ctx.limit} more item(s) on the Analysis page "
+                     f"(analysis?doc={ref.document_id}).")
+    notes += ctx.also_note(what) + list(a.warnings)
+    refined = {r.refined_by for r in a.results.values() if r.refined_by}
+    stage = _analysis_stage(ms, doc, ref.version_number, names,
+                            found=len(found), total=len(everything), shown=min(len(found),
+                                                                                ctx.limit),
+                            cached=all(r.cached for r in a.results.values()),
+                            refined_by=sorted(refined))
+    return Answer("\n".join(lines), cites.places, [choice, stage], notes,
+                  model="rules" + (" + " + ", ".join(sorted(refined)) if refined else ""))
+
+
+def _analysis_stage(ms: float, doc: int, version: int | None, names, **params):
+    from backend.retrieval.types import Stage
+
+    return Stage("analysis", ms, {"document_id": doc, "version": version,
+                                  "what": list(names), **params})
+
+
+# ---- summarize -----------------------------------------------------------------------------
+
+
+def summarize(ctx: Context) -> Answer:
+    from backend.analysis.summaries import summarize_document, summarize_section
+
+    it = ctx.intent
+    timing: dict[int, float] = {}
+
+    def accept(doc: int):
+        t0 = time.perf_counter()
+        try:
+            if it.section:
+                sec = find_section(_source(ctx, doc), it.section)
+                sm = summarize_section(ctx.rs, doc, sec.id if sec.id is not None else sec.label,
+                                       length=it.length, scope=ctx.scope)
+            else:
+                sm = summarize_document(ctx.rs, doc, length=it.length, scope=ctx.scope)
+        except (AnalysisError, NotFound):
+            return None
+        timing[doc] = _ms(t0)
+        return sm if sm.sentences else None
+
+    what = f"section {it.section!r}" if it.section else "text to summarise"
+    doc, sm, choice = ctx.choose(accept, what)
+    if sm is None:
+        raise NoRoute(f"{ctx.title(doc)!r} has no {what}")
+    ref = sm.document
+    cites = Citations()
+    scope = "" if sm.scope == "document" else f" – {sm.scope}"
+    method = ("extraktiv" if sm.method.startswith("extractive") else sm.method) if _de(ctx) \
+        else sm.method
+    length = {"short": "kurz", "medium": "mittel", "long": "ausführlich"}.get(sm.length, sm.length) \
+        if _de(ctx) else sm.length
+    head = (f"Zusammenfassung von „{ref.title}“{scope}, Version {ref.version_number} "
+            f"({method}, {length}):" if _de(ctx) else
+            f"Summary of “{ref.title}”{scope}, version {ref.version_number} "
+            f"({method}, {length}):")
+    lines = [head]
+    for n, s in enumerate(sm.sentences, 1):
+        c = cites.cite(Place(ref.document_id, ref.version_id, s.section_id, [], s.page, s.start,
+                             s.text, s.score or 1.0))
+        lines.append(f"{n}. {one_line(s.text)} [{c}]")
+    stage = _analysis_stage(timing.get(doc, 0.0), doc, ref.version_number, ["summary"],
+                            scope=sm.scope, length=sm.length, method=sm.method,
+                            parts=sm.parts, sentences=len(sm.sentences), cached=sm.cached)
+    return Answer("\n".join(lines), cites.places, [choice, stage],
+                  ctx.also_note(what) + list(sm.warnings),
+                  model="extractive summary" if sm.method.startswith("extractive")
+                  else sm.method)
+
+
+# ---- compare versions ------------------------------------------------------------------------
+
+
+def _ops(ops, lang: str, n: int = 4) -> str:
+    """A word diff (compare.WordOp list) as a short phrase: „a“ → „b“; „c“ ergänzt."""
+    parts = []
+    for op in [o for o in ops if o.op != "equal"][:n]:
+        a, b = one_line(op.a, 80), one_line(op.b, 80)
+        if op.op == "replace":
+            parts.append(f"„{a}“ → „{b}“" if lang == "de" else f"“{a}” → “{b}”")
+        elif op.op == "delete":
+            parts.append(f"„{a}“ gestrichen" if lang == "de" else f"“{a}” removed")
+        elif op.op == "insert":
+            parts.append(f"„{b}“ ergänzt" if lang == "de" else f"“{b}” added")
+    more = len([o for o in ops if o.op != "equal"]) - n
+    if more > 0:
+        parts.append(f"… (+{more})")
+    return "; ".join(parts)
+
+
+_STATUS = {"added": ("neu", "added"), "removed": ("entfallen", "removed"),
+           "changed": ("geändert", "changed")}
+
+
+def compare_versions_answer(ctx: Context) -> Answer:
+    from backend.analysis.compare import compare_versions
+
+    it = ctx.intent
+    va, vb = it.versions
+    if va is not None and vb is not None and va > vb:
+        va, vb = vb, va
+    timing: dict[int, float] = {}
+
+    def accept(doc: int):
+        if ctx.docs[doc].versions < 2:
+            return None
+        t0 = time.perf_counter()
+        try:
+            cmp = compare_versions(ctx.rs, doc, version_a=va, version_b=vb, scope=ctx.scope)
+        except (AnalysisError, NotFound):
+            return None
+        timing[doc] = _ms(t0)
+        return cmp
+
+    doc, cmp, choice = ctx.choose(accept, "two indexed versions" + (
+        f" ({va} and {vb})" if va and vb else f" (version {va})" if va else ""))
+    if cmp is None:
+        raise NoRoute(f"{ctx.title(doc)!r} has no versions {va} and {vb} to compare")
+    a, b = cmp.document_a, cmp.document_b
+    c = cmp.counts()
+    i = 0 if _de(ctx) else 1
+    cites = Citations()
+    head = (f"Änderungen von Version {a.version_number} zu Version {b.version_number} in "
+            f"„{b.title}“: {c['changed']} Abschnitt(e) geändert, {c['added']} hinzugefügt, "
+            f"{c['removed']} entfernt:" if _de(ctx) else
+            f"Changes from version {a.version_number} to version {b.version_number} of "
+            f"“{b.title}”: {c['changed']} section(s) changed, {c['added']} added, "
+            f"{c['removed']} removed:")
+    lines, n = [head], 0
+    changed = [ch for ch in cmp.sections if ch.status != "unchanged"]
+    for ch in changed[:ctx.limit]:
+        n += 1
+        if ch.status == "removed":
+            p = Place(a.document_id, a.version_id, ch.section_id_a, [], ch.page_a, None,
+                      ch.text_a[:600])
+        else:
+            p = Place(b.document_id, b.version_id, ch.section_id_b, [], ch.page_b, None,
+                      ch.text_b[:600])
+        detail = _ops(ch.ops, ctx.lang) if ch.status == "changed" else ""
+        lines.append(f"{n}. {ch.label} ({_STATUS[ch.status][i]})" + (f": {detail}" if detail
+                                                                      else "")
+                     + f" [{cites.cite(p)}]")
+    if cmp.items:
+        from backend.answer.compose import LABELS
+        from backend.analysis.compare import word_diff
+
+        lines.append("Geänderte Einträge der Analyse:" if _de(ctx) else
+                     "Changed items of the analysis:")
+        shown: set[str] = set()  # a sentence found by two extractors is listed once
+        for ic in cmp.items:
+            item = ic.b or ic.a
+            key = " ".join(item.text.split())
+            if key in shown or n - len(changed[:ctx.limit]) >= ctx.limit:
+                continue
+            shown.add(key)
+            n += 1
+            vid = b.version_id if ic.b is not None else a.version_id
+            c_ = cites.item(item, b.document_id, vid)
+            if ic.a is not None and ic.b is not None:
+                text = one_line(ic.b.text, 90) + ": " + _ops(word_diff(ic.a.text, ic.b.text),
+                                                             ctx.lang)
+            else:
+                text = (f"„{one_line(item.text, 160)}“" if _de(ctx)
+                        else f"“{one_line(item.text, 160)}”")
+            lines.append(f"{n}. {LABELS[ic.extractor][i]}, {_STATUS[ic.status][i]}: {text} – "
+                         f"{ic.section} [{c_}]")
+    notes = ctx.also_note("several versions")
+    if len(changed) > ctx.limit or len(cmp.items) > ctx.limit:
+        notes.append("The comparison has more changes than shown; the Analysis page has all.")
+    if not changed:
+        lines = [(f"Version {a.version_number} und {b.version_number} von „{b.title}“ "
+                  "unterscheiden sich im Text nicht." if _de(ctx) else
+                  f"Versions {a.version_number} and {b.version_number} of “{b.title}” do not "
+                  "differ in their text.")]
+    stage = _analysis_stage(timing.get(doc, 0.0), doc, b.version_number, ["compare_versions"],
+                            version_a=a.version_number, version_b=b.version_number, **c,
+                            items=len(cmp.items))
+    return Answer("\n".join(lines), cites.places, [choice, stage], notes, model="word diff")
+
+
+# ---- compare documents, cross-reference ------------------------------------------------------
+
+
+def compare_documents_answer(ctx: Context) -> Answer:
+    from backend.answer.compose import LABELS
+    from backend.analysis.compare import compare_documents
+    from backend.retrieval.types import Stage
+
+    it = ctx.intent
+    t0 = time.perf_counter()
+    for d in (it.document, it.document_b):
+        if d not in ctx.docs:
+            raise NoRoute(f"document {d} is not in the session's collections")
+    dc = compare_documents(ctx.rs, it.document, it.document_b, scope=ctx.scope)
+    a, b = dc.document_a, dc.document_b
+    cites = Citations()
+    topics = ", ".join(dc.shared_topics[:8]) or "–"
+    lines = [(f"Vergleich von „{a.title}“ und „{b.title}“ (Themenüberschneidung "
+              f"{dc.topic_similarity:.0%}; gemeinsame Themen: {topics}):" if _de(ctx) else
+              f"Comparison of “{a.title}” and “{b.title}” (topic overlap "
+              f"{dc.topic_similarity:.0%}; shared topics: {topics}):")]
+    n = 0
+    for name, o in dc.overlaps.items():
+        label = LABELS[name][0 if _de(ctx) else 1]
+        rows = [("both", x, y) for x, y in o.shared] + [("a", x, None) for x in o.only_a] + \
+            [("b", None, y) for y in o.only_b]
+        for kind, x, y in rows[:ctx.limit]:
+            n += 1
+            nums = []
+            if x is not None:
+                nums.append(cites.item(x, a.document_id, a.version_id))
+            if y is not None:
+                nums.append(cites.item(y, b.document_id, b.version_id))
+            where = {"both": "in beiden" if _de(ctx) else "in both",
+                     "a": f"nur in „{a.title}“" if _de(ctx) else f"only in “{a.title}”",
+                     "b": f"nur in „{b.title}“" if _de(ctx) else f"only in “{b.title}”"}[kind]
+            lines.append(f"{n}. {label}, {where}: {one_line((x or y).text, 200)} "
+                         f"[{', '.join(map(str, nums))}]")
+    stage = Stage("analysis", _ms(t0), {"document_id": a.document_id,
+                                        "document_b": b.document_id, "what": ["compare"],
+                                        "shared_topics": len(dc.shared_topics)})
+    choice = Stage("document_choice", 0.0, {"document_id": a.document_id,
+                                            "document_b": b.document_id,
+                                            "why": it.reason}, note=it.reason)
+    return Answer("\n".join(lines), cites.places, [choice, stage], [], model="topics + items")
+
+
+def cross_reference_answer(ctx: Context) -> Answer:
+    from backend.analysis.xref import cross_reference
+    from backend.retrieval.types import Stage
+
+    it = ctx.intent
+    t0 = time.perf_counter()
+    cols = ctx.known_collections() or None
+    if it.document is not None and it.section:
+        sec = find_section(_source(ctx, it.document), it.section)
+        xr = cross_reference(ctx.rs, doc=it.document, section=sec.id, k=ctx.limit,
+                             collections=cols, scope=ctx.scope)
+    else:
+        xr = cross_reference(ctx.rs, it.topic or ctx.q, k=ctx.limit, collections=cols,
+                             scope=ctx.scope)
+    # sections that share a word with the topic; vector-only neighbours are left out here
+    hits = [h for h in xr.hits if h.document_id in ctx.docs and h.shared_terms]
+    if not hits:
+        raise NoRoute("the cross-reference found no section of another document")
+    cites = Citations()
+    lines = [(f"Abschnitte zu „{xr.origin if xr.origin != 'query' else xr.query}“:" if _de(ctx)
+              else f"Sections on “{xr.origin if xr.origin != 'query' else xr.query}”:")]
+    for n, h in enumerate(hits, 1):
+        vid = _version_of(ctx, h.chunk_ids[0]) if h.chunk_ids else None
+        p = Place(h.document_id, vid or 0, h.section_id, [], h.page, None, h.snippet, h.score,
+                  h.chunk_ids[0] if h.chunk_ids else None)
+        page = f", {w('page', ctx.lang)} {h.page}" if h.page is not None else ""
+        lines.append(f"{n}. {h.title} › {h.section}{page}: {one_line(h.snippet, 160)} "
+                     f"({h.reason}) [{cites.cite(p)}]")
+    stage = Stage("analysis", _ms(t0), {"what": ["cross_reference"], "query": xr.query,
+                                        "hits": len(hits)})
+    choice = Stage("document_choice", 0.0, {"document_id": it.document,
+                                            "why": "sections of other documents"})
+    return Answer("\n".join(lines), cites.places, [choice, stage], [], model="hybrid retrieval")
+
+
+def _version_of(ctx, chunk_id: str) -> int | None:
+    from sqlalchemy import select
+
+    from backend.store.models import Chunk
+
+    with ctx.rs.store.session() as s:
+        return s.scalar(select(Chunk.version_id).where(Chunk.id == chunk_id))
+
+
+HANDLERS = {"extract": extract, "summarize": summarize,
+            "compare_versions": compare_versions_answer,
+            "compare_documents": compare_documents_answer,
+            "cross_reference": cross_reference_answer}

@@ -1,0 +1,501 @@
+"""Scoring answer candidates against the question, and the abstention decision.
+
+Features of a candidate (each 0..1):
+
+| feature  | meaning |
+|----------|---------|
+| `lex`    | weighted share of the question's content words found in the candidate (German compounds matched by prefix, a small German/English glossary bridges cross-lingual questions); a word's weight is its IDF among the candidates times its corpus IDF (keyword index), so "Stadtwerke Birkenau" weighs less than "revenue" |
+| `prev`, `head` | what the previous sentence / the section heading and table header add to `lex` |
+| `strict` | `lex` over candidate and context without the loose prefix matching |
+| `key`, `key_ctx` | share of the question's exact tokens (config keys, codes, versions, § numbers) in the candidate / only in its context |
+| `type`   | the candidate has what the question asks for: a number, a duration, a date, a name, a path |
+| `type_new` | it has it outside the question's own words and figures (for a number also not as an enumeration "(2)", § number, date or year): "8 March 2024" is no answer to "Auf welchen Wert …", "3 Jahre" is one to "Wie lange …" |
+| `novel`  | share of the candidate's content words the question does not have (measured, weight 0) |
+| `src`, `rank` | retrieval score of its source relative to the best, and 1 / its rank |
+| `lang`   | the candidate is in the question's language |
+| `emb`    | cosine similarity of question and candidate (MiniLM), computed for a shortlist only |
+
+Per question (the same for every candidate; they move the evidence score, i.e. the abstention
+decision): `cover` (share of the question's content words found anywhere in the evidence),
+`missing` (share of its exact tokens found nowhere in the evidence), `unseen` / `unseen_caps`
+(share of its words / capitalised words the corpus lacks, German compounds by their last
+part), `type_miss` (the candidate lacks the asked type), `rare_miss` (it and its context lack
+the question's rarest word by corpus IDF), `year_miss` (share of the question's years missing
+from it and its context) — the last three measured as abstention signals and left at weight 0
+(docs/chat.md). The weights and the abstention threshold were chosen by measurement on the tuning
+half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md)."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from backend.answer.evidence.candidates import Candidate, candidates
+from backend.ingest.language import detect_language
+from backend.llm.base import Evidence
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset("""
+a an and are as at be by can do does did for from has have how i if in into is it its of on or
+that the their there these this to was were what when where which who whom why will with you your
+my me we our should must may many much long often quickly far had been being
+der die das den dem des ein eine einer eines einem einen und oder ist sind wird werden wurde wie
+was wer wem wo wohin wann warum welche welcher welches welchen welchem mit von zu zum zur im in
+am an auf aus bei fur für über ueber um nach vor nicht auch es sie er wir ich ihr sich noch nur
+als dass daß so kann können muss müssen gibt hat haben sein seine ihre dann denn doch wenn
+viele viel lange lang hoch oft man mein meine meinen meinem ich habe darf dürfen soll sollen
+""".split())
+# Generic words that questions and documents use in the other language (units, time, common
+# nouns of question frames). Maps each to a shared token; both sides are mapped.
+_GLOSSARY = {
+    "default": "dflt", "standardwert": "dflt", "voreinstellung": "dflt", "standardmäßig": "dflt",
+    "voreingestellt": "dflt", "standardmaessig": "dflt",
+    "seconds": "sec", "second": "sec", "sekunden": "sec", "sekunde": "sec",
+    "minutes": "min", "minute": "min", "minuten": "min",
+    "hours": "hour", "hour": "hour", "stunden": "hour", "stunde": "hour",
+    "days": "day", "day": "day", "tage": "day", "tagen": "day", "tag": "day",
+    "weeks": "week", "week": "week", "wochen": "week", "woche": "week",
+    "months": "month", "month": "month", "monate": "month", "monaten": "month", "monat": "month",
+    "years": "year", "year": "year", "jahre": "year", "jahren": "year", "jahr": "year",
+    "password": "passw", "passwords": "passw", "passwort": "passw", "passwörter": "passw",
+    "price": "price", "preis": "price", "costs": "cost", "cost": "cost", "kosten": "cost",
+    "meeting": "meet", "sitzung": "meet", "port": "port", "file": "file", "datei": "file",
+    "user": "user", "users": "user", "nutzer": "user", "benutzer": "user",
+    "role": "role", "rolle": "role", "key": "key", "schlüssel": "key",
+    "error": "err", "fehler": "err", "fehlercode": "err", "code": "code",
+    "valid": "valid", "gültig": "valid", "deleted": "delet", "gelöscht": "delet",
+    "kept": "keep", "stored": "keep", "aufbewahrt": "keep", "gespeichert": "keep",
+    "reported": "report", "gemeldet": "report", "melden": "report", "report": "report",
+    "temperature": "temp", "temperatur": "temp", "winter": "winter", "summer": "summer",
+    "sommer": "summer", "water": "water", "wasser": "water", "data": "data", "daten": "data",
+    "customer": "cust", "customers": "cust", "kunden": "cust", "kundin": "cust",
+    "portal": "portal", "kundenportal": "portal", "invoices": "invoice", "rechnungen": "invoice",
+    "invoice": "invoice", "rechnung": "invoice", "employees": "staff", "beschäftigte": "staff",
+    "mitarbeiter": "staff", "mitarbeiterinnen": "staff", "responsible": "resp",
+    "verantwortlich": "resp", "maximum": "max", "höchstens": "max", "maximal": "max",
+    "minimum": "minm", "mindestens": "minm", "least": "minm",
+}
+_EXACT = re.compile(r"(§\s*\d+[a-z]?|\b[\w-]+(?:[._][\w-]+)+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
+                    r"|\b[A-Z]{2,}-\d[\d-]*\b|\b\d{4}/\d+\b|\b(?:19|20)\d\d\b|\b\d+\.\d+(?:\.\d+)*\b)")
+_NUMBER_WORDS = ("eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig "
+                 "dreißig hundert tausend one two three four five six seven eight nine ten "
+                 "eleven twelve twenty thirty hundred thousand").split()
+_UNITS = (r"(?:sekunden?|minuten?|stunden?|tage?n?|wochen?|monate?n?|jahre?n?|ms|"
+          r"millisekunden|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|werktage?n?|"
+          r"working days)")
+_NUM = rf"(?:\d[\d.,]*|{'|'.join(_NUMBER_WORDS)})"
+_DURATION = re.compile(rf"\b{_NUM}\s+{_UNITS}\b|\b(?:jährlich|täglich|monatlich|wöchentlich|"
+                       r"vierteljährlich|halbjährlich|stündlich|annually|daily|monthly|weekly|"
+                       r"yearly|hourly|quarterly)\b|"
+                       rf"\b(?:every|alle)\s+(?:{_NUM}\s+|other\s+|zwei\s+)?(?:{_UNITS}|"
+                       r"quarter|quartal|halbjahr)\b", re.I)
+_MONTHS = ("januar februar märz april mai juni juli august september oktober november dezember "
+           "january february march may june july october december").split()
+_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})\b|\b\d{{1,2}}\.\d{{1,2}}\.\d{{2,4}}\b|"
+                   r"\b\d{4}-\d\d-\d\d\b|\b\d{1,2}:\d\d\b|\b(?:montag|dienstag|mittwoch|"
+                   r"donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|"
+                   r"friday|saturday|sunday|dienstags|montags)\b|\bQ[1-4]\b", re.I)
+_UNIT_KEY = re.compile(r"[a-z]_(?:ms|s|sec|secs|seconds|minutes|hours|days)\b")
+_LENGTH = re.compile(rf"\b{_NUM}\s+(?:kilometres|kilometers|km|metres|meters|meter|m)\b", re.I)
+# A name: a title before a capitalised word, or two capitalised words that are not an article
+# plus a noun ("Die Datenschutzbeauftragte") nor a noun ending in a common suffix; or a firm.
+_PERSON = re.compile(
+    r"\b(?:Dr\.|Frau|Herr|Mr\.?|Ms\.?)\s+[A-ZÄÖÜ]|\b(?!(?:Die|Der|Das|Den|Dem|Des|Ein|Eine|"
+    r"Einen|The|This|These|All|Alle|Jede|Jeder|Unser|Unsere|Ihr|Ihre|Im|Am|Zum|Zur|Bei|Nach|"
+    r"Für|Mit|Von|Vor|In|On|At|For|If|When)\b)[A-ZÄÖÜ][a-zäöüß]+ [A-ZÄÖÜ][a-zäöüß]+"
+    r"(?<!ung)(?<!heit)(?<!keit)(?<!schaft)(?<!tion)(?<!tät)(?<!beauftragte)(?<!nis)"
+    r"(?=[\s,.;)]|$)|\b(?:GmbH|AG|Behörde)\b|amt\b")
+_PLACE = re.compile(r"(?:^|\s)/\w|\b(?:in|im|unter|bei|at|under|in the)\s+[A-ZÄÖÜ\"„]")
+_QTYPES = [
+    ("duration", re.compile(
+        r"\b(?:wie\s+lange?|wie\s+schnell|wie\s+oft|innerhalb\s+welcher|welche\s+frist|"
+        r"nach\s+wie\s+vielen|bis\s+wann|how\s+long|how\s+quickly|how\s+often|how\s+far\s+in"
+        r"|within\s+how|after\s+how\s+many|for\s+how\s+many\s+(?:days|hours|minutes|months|"
+        r"years))\b", re.I)),
+    ("date", re.compile(r"\b(?:wann|seit\s+wann|an\s+welchem|when|which\s+date|what\s+date)\b",
+                        re.I)),
+    ("number", re.compile(
+        r"\b(?:wie\s+viele?|wie\s+hoch|welche[nrs]?\s+(?:standard)?wert|standardwert|"
+        r"voreinstellung|auf\s+welchen\s+wert|welche[rn]?\s+port|ab\s+welche[rm]|was\s+kostet|"
+        r"how\s+many|how\s+much|default\s+value|what\s+(?:is|was|are)\s+the\s+(?:default|"
+        r"value|size|number|revenue|ratio|price|budget|volume|storage|temperature|"
+        r"availability|minimum|maximum|flow|gross|net|equity)|which\s+port|to\s+what|"
+        r"at\s+what|which\s+(?:\w+\s+)?version|welche[rn]?\s+(?:\w+)?version)\b", re.I)),
+    ("person", re.compile(r"\b(?:wer|wem|welche\s+firma|welches\s+unternehmen|who|whom|"
+                          r"which\s+company)\b", re.I)),
+    ("place", re.compile(r"\b(?:wo|wohin|unter\s+welchem|in\s+welchem\s+bereich|where|"
+                         r"which\s+path|what\s+path|to\s+which\s+path|under\s+which)\b", re.I)),
+]
+
+
+def _has_type(qtype: str, text: str) -> bool:
+    if qtype == "number":
+        return bool(re.search(r"\d", text)) or any(
+            re.search(rf"\b{w}\b", text, re.I) for w in _NUMBER_WORDS[:20])
+    if qtype == "duration":  # also a figure of a key named in a time unit ("…_ms: 1500")
+        return bool(_DURATION.search(text) or _LENGTH.search(text)
+                    or (re.search(r"\d", text) and _UNIT_KEY.search(text)))
+    if qtype == "date":
+        return bool(_DATE.search(text) or _DURATION.search(text))
+    if qtype == "person":
+        return bool(_PERSON.search(text))
+    if qtype == "place":
+        return bool(_PLACE.search(text))
+    return False
+
+
+_NOT_VALUE = re.compile(
+    rf"^\s*\(?\d{{1,2}}[.)]\s|§\s*\d+\w?|\b\d{{1,2}}\.?\s+(?:{'|'.join(_MONTHS)})\b|"
+    r"\b\d{1,2}\.\d{1,2}\.\d{2,4}\b|\b\d{4}-\d\d-\d\d\b|\b(?:19|20)\d\d\b", re.IGNORECASE)
+
+_VERSION = re.compile(r"\b(?:version|release|v)\s?\d+(?:\.\d+)+\b", re.IGNORECASE)
+_ASKS_VERSION = re.compile(r"\b(?:version|release)", re.IGNORECASE)
+
+
+def new_value(q: Question, text: str) -> bool:
+    """The candidate has what the question asks for outside what the question itself says:
+    the question's own words and figures are removed first, and for a number also
+    enumerations ("(2)"), § numbers, dates and years, which are rarely the asked value, and
+    version numbers unless the question asks for a version."""
+    if not q.qtype:
+        return False
+    rest = text
+    for w in set(_WORD.findall(q.text)):
+        if len(w) >= 2 or w.isdigit():
+            rest = re.sub(rf"(?<!\w){re.escape(w)}(?!\w)", " ", rest, flags=re.I)
+    if q.qtype == "number":
+        rest = _NOT_VALUE.sub(" ", rest)
+        if not _ASKS_VERSION.search(q.text):  # "removed in version 4.0" is no default value
+            rest = _VERSION.sub(" ", rest)
+    return _has_type(q.qtype, rest)
+
+
+_PARTICIPLE = re.compile(r"^(ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|)ge(\w{4,})$")
+
+
+def terms(text: str) -> list[str]:
+    """Content words: lower-cased, glossary-mapped, else cut to a 6-character stem; the
+    "ge" of German participles is dropped ("abgestimmt" → "abstimmt", "gelöscht" →
+    "löscht") so that they meet their nouns ("Abstimmung", "Löschfrist")."""
+    out = []
+    for w in (m.lower() for m in _WORD.findall(text)):
+        if w in _STOP or (len(w) < 2 and not w.isdigit()):
+            continue
+        if w not in _GLOSSARY:
+            m = _PARTICIPLE.match(w)
+            if m and w.endswith(("t", "en")):
+                w = m.group(1) + m.group(2)
+        out.append(_GLOSSARY.get(w, w[:6]))
+    return out
+
+
+def _matches(q: set[str], ts: set[str], *, loose: bool = True) -> set[str]:
+    """Question terms found in `ts`; a term also matches a longer or shorter one it starts
+    (German compounds: "Portnummer" finds "Port"), and, when `loose`, one sharing its first
+    five letters ("löscht" / "Löschfrist")."""
+    found = q & ts
+    for t in q - found:
+        if len(t) >= 4 and any(len(u) >= 4 and (u.startswith(t) or t.startswith(u)
+                                                or (loose and len(t) >= 5 and t[:5] == u[:5]))
+                               for u in ts):
+            found.add(t)
+    return found
+
+
+@dataclass
+class Question:
+    text: str
+    language: str
+    terms: set[str]
+    exact: list[str]  # keys, codes, versions, § numbers, figures of 3+ digits
+    qtype: str | None
+    years: list[str] = field(default_factory=list)  # only for `missing`: too common to rank by
+    words: list[str] = field(default_factory=list)  # content words as written (for `unseen`)
+
+
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_FIGURE = re.compile(r"\b\d{3,}\b")
+
+
+def analyse(question: str) -> Question:
+    found = {m.strip().casefold() for m in _EXACT.findall(question) if len(m.strip()) >= 3}
+    found |= set(_FIGURE.findall(question))
+    years = sorted(x for x in found if _YEAR.match(x))
+    exact = sorted(x for x in found if not _YEAR.match(x))
+    qtype = next((name for name, rx in _QTYPES if rx.search(question)), None)
+    words = list(dict.fromkeys(w for w in _WORD.findall(question) if len(w) >= 3
+                               and w.lower() not in _STOP and not w.isdigit()))
+    return Question(question, detect_language(question), set(terms(question)), exact, qtype,
+                    years, words)
+
+
+FEATURES = ("lex", "prev", "head", "strict", "key", "key_ctx", "type", "src", "rank", "lang",
+            "row", "field", "line", "lex_type", "ctx_type", "cover", "missing", "unseen",
+            "unseen_caps", "emb", "emb_type", "type_miss", "type_new", "novel", "rare_miss",
+            "year_miss")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Linear scores: bias + Σ weight × feature. `pre` ranks every candidate without the
+    embedding; the `shortlist` best get their embedding and are ranked by `final`. The best
+    candidate's evidence score (`abstain` weights: does it cover the question's words, how
+    similar is it, are the question's keys present at all) below `threshold`: abstain."""
+
+    pre: dict[str, float]
+    final: dict[str, float]
+    threshold: float
+    shortlist: int = 8
+    abstain: dict[str, float] = field(default_factory=dict)  # evidence score of the top one
+
+
+# Chosen by measurement: `python -m eval.answer_tuning` on the tuning half of
+# eval/answers_sample.yaml (figures and the held-out half in docs/chat.md).
+WEIGHTS = Weights(
+    pre={"bias": 0.0, "lex": 4.0, "prev": 1.0, "key": 1.0, "key_ctx": 2.0, "type": 1.0,
+         "type_new": 2.0, "src": 4.0, "rank": 1.0, "lang": 0.1, "line": 1.0},
+    final={"bias": 0.0, "lex": 4.0, "prev": 1.0, "key": 1.0, "key_ctx": 2.0, "type": 1.0,
+           "type_new": 2.0, "src": 4.0, "rank": 1.0, "lang": 0.1, "line": 1.0, "emb": 1.0},
+    abstain={"bias": 0.0, "strict": 0.25, "emb": 0.25, "missing": -1.0, "unseen": -1.0},
+    threshold=-0.2323, shortlist=4)
+
+
+NO_EVIDENCE = -99.0
+
+
+class Encoder(Protocol):
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+
+class MemoEncoder:
+    """Wraps an Embedder for one request: each text is embedded once however often it is
+    scored (the evidence gate, the extractive answerer, the support check)."""
+
+    def __init__(self, embedder):
+        self.embedder = embedder
+        self._memo: dict[str, np.ndarray] = {}
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.embedder.encode_query(text)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if todo:
+            for t, v in zip(todo, self.embedder.encode(todo)):
+                self._memo[t] = v
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self._memo[t] for t in texts])
+
+
+@dataclass
+class Scored:
+    candidate: Candidate
+    features: dict[str, float]
+    score: float = 0.0
+
+
+@dataclass
+class Assessment:
+    question: Question
+    ranked: list[Scored] = field(default_factory=list)  # best first
+    best: float = 0.0  # the evidence score of the top candidate
+    abstain: bool = True  # below the threshold: the extractive answerer says "nothing found"
+    # Clear signs that the documents cannot answer (used before asking a generative model,
+    # which may summarise or combine what no single sentence matches): no candidate shares a
+    # word with the question, or the evidence is below the threshold and a name in the
+    # question (a capitalised word after the first) occurs nowhere in the corpus.
+    no_evidence: bool = True
+
+    @property
+    def top(self) -> Scored | None:
+        return self.ranked[0] if self.ranked else None
+
+
+def _combine(f: dict[str, float], w: dict[str, float]) -> float:
+    return w.get("bias", 0.0) + sum(v * f.get(k, 0.0) for k, v in w.items() if k != "bias")
+
+
+Known = Callable[[str], float]  # share of the corpus's chunks containing a word (0: none)
+
+
+HEAD_MIN = 4  # letters of the last part of a German compound looked up on its own
+
+
+def in_corpus(word: str, share: Callable[[str], float]) -> bool:
+    """Does the corpus have the word, or, for a German compound it lacks as a whole, its last
+    part ("Mindestausstattung" → "Ausstattung", "Telefonnummer" → "Nummer"): a question may
+    compose a noun the documents only use in parts. A name ("Paris", "SNMP") has no such
+    part in the corpus."""
+    if share(word):
+        return True
+    if len(word) < 2 * HEAD_MIN or not word[:1].isupper():
+        return False
+    return any(share(word[i:].capitalize()) for i in range(3, len(word) - HEAD_MIN + 1))
+
+
+def unseen(q: Question, share: Callable[[str], float] | None) -> tuple[float, float]:
+    """Shares of the question's content words that the corpus does not contain at all (by
+    the keyword index), of all and of the capitalised ones: "Paris", "IBAN", "Gaspreis" make
+    a question the documents cannot answer, however well its other words match."""
+    if share is None or not q.words:
+        return 0.0, 0.0
+    gone = [w for w in q.words if not in_corpus(w, share)]
+    caps = [w for w in q.words if w[:1].isupper()]
+    return (len(gone) / len(q.words),
+            sum(1 for w in gone if w[:1].isupper()) / len(caps) if caps else 0.0)
+
+
+def rarity(question: str, share: Callable[[str], float] | None) -> dict[str, float]:
+    """Corpus IDF of each content term of the question, log(1 + 1/share), from the share of
+    chunks containing the word as written (a word the corpus lacks counts as 1 in 1,000).
+    Words common in the corpus ("Stadtwerke Birkenau") then weigh less than the one that
+    singles out the answer ("revenue")."""
+    out: dict[str, float] = {}
+    if share is None:
+        return out
+    for w in dict.fromkeys(_WORD.findall(question)):
+        ts = terms(w)
+        if ts and ts[0] not in out:
+            out[ts[0]] = math.log(1 + 1 / max(float(share(w)), 0.001))
+    return out
+
+
+def featurise(q: Question, evidence: list[Evidence],
+              known: Known | None = None) -> list[Scored]:
+    """Every candidate with its features (emb = 0 until `embed` fills it in). `known(word)`
+    tells whether the corpus has a word (for `unseen`)."""
+    cands = candidates(evidence)
+    if not cands:
+        return []
+    own = [set(terms(c.match_text)) for c in cands]
+    before = [set(terms(c.previous)) for c in cands]
+    head = [set(terms(c.heading)) for c in cands]
+    found = [_matches(q.terms, o | b | h) for o, b, h in zip(own, before, head)]
+    n = len(cands)
+    df = {t: sum(1 for f in found if t in f) for t in q.terms}
+    idf = {t: math.log(1 + n / df[t]) if df[t] else math.log(1 + n) for t in q.terms}
+    memo: dict[str, float] = {}
+    share = (lambda w: memo[w] if w in memo else memo.setdefault(w, float(known(w)))) \
+        if known is not None else None
+    rare = rarity(q.text, share)
+    if rare:  # evidence IDF times corpus IDF (terms without a corpus figure: the mean)
+        mean = sum(rare.values()) / len(rare)
+        idf = {t: v * rare.get(t, mean) for t, v in idf.items()}
+    total = sum(idf.values()) or 1.0
+    rarest = max(rare, key=lambda t: (rare[t], t)) if rare else None
+    rarest = rarest if rarest in q.terms else None
+
+    def cov(ts: set[str], loose: bool = True) -> float:
+        return (sum(idf[t] for t in _matches(q.terms, ts, loose=loose)) / total
+                if q.terms else 0.0)
+
+    everywhere = _matches(q.terms, set().union(*own, *before, *head), loose=False)
+    cover = sum(idf[t] for t in everywhere) / total if q.terms else 0.0
+    alltext = " ".join(e.text for e in evidence).casefold()
+    tokens = q.exact + q.years
+    missing = (sum(1 for x in tokens if x not in alltext) / len(tokens)) if tokens else 0.0
+    gone, gone_caps = unseen(q, share)
+    top_score = max((e.score for e in evidence), default=0.0) or 1.0
+    src = {e.n: max(0.0, e.score) / top_score for e in evidence}
+    out = []
+    for c, o, b, h in zip(cands, own, before, head):
+        lex = cov(o)
+        mine = c.match_text.casefold()
+        ctx = f"{c.previous} {c.heading}".casefold()
+        key = sum(1 for x in q.exact if x in mine)
+        f = {
+            "lex": lex, "prev": cov(o | b) - lex, "head": cov(o | h) - lex,
+            "strict": cov(o | b | h, loose=False),
+            "key": key / len(q.exact) if q.exact else 0.0,
+            "key_ctx": (sum(1 for x in q.exact if x not in mine and x in ctx) / len(q.exact)
+                        if q.exact else 0.0),
+            "type": 1.0 if q.qtype and _has_type(q.qtype, c.match_text) else 0.0,
+            "src": src.get(c.n, 0.0), "rank": 1.0 / c.n,
+            "lang": 1.0 if q.language and c.language == q.language else 0.0,
+            "row": float(c.kind == "row"), "field": float(c.kind == "field"),
+            "line": float(c.kind == "line"), "cover": cover, "missing": missing, "emb": 0.0,
+            "unseen": gone, "unseen_caps": gone_caps,
+        }
+        f["type_miss"] = 1.0 if q.qtype and not f["type"] else 0.0
+        f["type_new"] = 1.0 if f["type"] and new_value(q, c.match_text) else 0.0
+        f["novel"] = (len(o - _matches(o, q.terms)) / len(o)) if o else 0.0
+        f["rare_miss"] = float(rarest is not None and not _matches({rarest}, o | b | h,
+                                                                   loose=False))
+        near = f"{mine} {c.before} {c.heading}".casefold()
+        f["year_miss"] = (sum(1 for y in q.years if y not in near) / len(q.years)
+                          if q.years else 0.0)
+        f["lex_type"] = f["lex"] * f["type"]
+        f["ctx_type"] = (f["prev"] + f["head"] + f["key_ctx"]) * f["type"]
+        out.append(Scored(c, f))
+    return out
+
+
+def embed(q: Question, scored: list[Scored], encoder: Encoder | None, k: int) -> None:
+    """Fill in `emb` for the k best candidates by the other features."""
+    if encoder is None or k <= 0 or not scored:
+        return
+    short = scored[:k]
+    qv = encoder.encode_query(q.text)
+    vecs = encoder.encode([s.candidate.text for s in short])
+    for s, v in zip(short, vecs):
+        s.features["emb"] = max(0.0, float(np.dot(qv, v)))
+        s.features["emb_type"] = s.features["emb"] * s.features["type"]
+
+
+def _keyed(q: Question, scored: list[Scored]) -> list[Scored]:
+    """When the question names keys or codes ("gateway.max_connections", "LDG-2001") and some
+    candidates carry one (in themselves or the sentence before), only those are considered:
+    a value of another key is no answer."""
+    if not q.exact:
+        return scored
+    keyed = [s for s in scored if s.features["key"] or s.features["key_ctx"]]
+    return keyed or scored
+
+
+def _unknown_name(q: Question, known: Known | None) -> bool:
+    """A capitalised word after the question's first word that the corpus does not contain
+    at all ("Paris")."""
+    if known is None:
+        return False
+    first = (_WORD.findall(q.text) or [""])[0]
+    names = [w for w in q.words if w[:1].isupper() and w != first]
+    return any(not in_corpus(w, known) for w in names)
+
+
+def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
+           weights: Weights = WEIGHTS, known: Known | None = None
+           ) -> Assessment:
+    """Rank the candidates of the evidence for the question and decide on abstention.
+    `known(word)`: the share of the corpus's chunks containing the word (the keyword index;
+    optional): abstention on unknown words, and corpus IDF of the question's words."""
+    q = analyse(question)
+    scored = _keyed(q, featurise(q, evidence, known))
+    a = Assessment(q)
+    if not scored:
+        return a
+    for s in scored:
+        s.score = _combine(s.features, weights.pre)
+    scored.sort(key=lambda s: (-s.score, s.candidate.n, s.candidate.index))
+    short = scored[:weights.shortlist] if encoder is not None else []
+    embed(q, short, encoder, weights.shortlist)
+    for s in short:
+        s.score = _combine(s.features, weights.final)
+    rest = [s for s in scored[len(short):]]
+    for s in rest:  # outside the shortlist: the final score without the embedding
+        s.score = _combine(s.features, weights.final)
+    scored = sorted(short, key=lambda s: (-s.score, s.candidate.n, s.candidate.index)) + \
+        sorted(rest, key=lambda s: (-s.score, s.candidate.n, s.candidate.index))
+    a.ranked = scored
+    a.best = _combine(scored[0].features, weights.abstain) if weights.abstain else scored[0].score
+    if scored[0].features.get("strict", 1.0) == 0.0:
+        a.best = NO_EVIDENCE  # it shares not one word with the question: never an answer
+    a.abstain = not q.terms and not q.exact or a.best < weights.threshold
+    a.no_evidence = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
+        (a.abstain and _unknown_name(q, known))
+    return a

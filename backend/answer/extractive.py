@@ -1,0 +1,124 @@
+"""The built-in extractive answerer: no generative model, no network. It quotes the evidence
+unit (sentence, table row, label line) that scores best against the question
+(backend/answer/evidence/scoring.py: lexical, key, value-type, retrieval-rank, language and embedding
+signals), with the previous sentence when that one carries the question's key or terms
+("The key X limits … The default is 512."), each followed by its citation `[n]`. When the
+best score is below the abstention threshold it says so in the question's language instead
+of quoting something unrelated. Deterministic; the text is plain (the renderer escapes it)."""
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterator
+
+from backend.answer.evidence.scoring import (
+    WEIGHTS,
+    Assessment,
+    Encoder,
+    Scored,
+    Weights,
+    assess,
+    terms,
+)
+from backend.answer.evidence.sentences import split_sentences  # noqa: F401  (re-exported)
+from backend.llm.base import (
+    Evidence,
+    GenerationRequest,
+    StreamEnd,
+    StreamEvent,
+    TextDelta,
+)
+
+NOTHING_FOUND = {"de": "Dazu habe ich in den Dokumenten nichts gefunden.",
+                 "en": "I found nothing on this in the documents."}
+NO_SOURCES = {"de": "Die ausgewählten Sammlungen enthalten keine Quellen zu dieser Frage.",
+              "en": "The selected collections contain no sources for this question."}
+
+
+def message_language(question: str, language: str = "") -> str:
+    """The language of fixed messages: the question's, English when undecided."""
+    return language if language in ("de", "en") else "en"
+
+
+def nothing_found(language: str) -> str:
+    return NOTHING_FOUND[message_language("", language)]
+
+
+def _previous_helps(a: Assessment) -> bool:
+    """Quote the previous sentence too when it carries an exact token or content word of the
+    question that the chosen sentence lacks."""
+    top = a.top.candidate
+    if top.kind != "sentence" or not top.previous:
+        return False
+    own, prev = top.text.casefold(), top.previous.casefold()
+    if any(x in prev and x not in own for x in a.question.exact):
+        return True
+    return bool((set(terms(top.previous)) - set(terms(top.text))) & a.question.terms) and \
+        a.top.features["lex"] < 0.5
+
+
+def _following(a: Assessment) -> Scored | None:
+    """The sentence after the chosen one, quoted too when the chosen sentence lacks what the
+    question asks for (a value, a duration, a name) and the next one has it or continues the
+    chosen sentence's key ("Mit gateway.worker_threads legen Sie … fest. Ohne Angabe
+    verwendet das Gateway die doppelte Anzahl …")."""
+    top = a.top
+    if top.candidate.kind != "sentence" or not a.question.qtype or top.features["type"]:
+        return None
+    nxt = next((s for s in a.ranked if s.candidate.n == top.candidate.n
+                and s.candidate.kind == "sentence"
+                and s.candidate.previous == top.candidate.text), None)
+    if nxt is not None and (nxt.features["type"] or nxt.features["key_ctx"]):
+        return nxt
+    return None
+
+
+def compose(a: Assessment) -> str:
+    """The answer text for an assessment (the "nothing found" message when abstaining)."""
+    if a.abstain or a.top is None:
+        return nothing_found(a.question.language)
+    top = a.top.candidate
+    parts = [f"{top.previous} [{top.n}]"] if _previous_helps(a) else []
+    parts.append(f"{top.text} [{top.n}]")
+    nxt = _following(a)
+    if nxt is not None:
+        parts.append(f"{nxt.candidate.text} [{nxt.candidate.n}]")
+    return " ".join(parts)
+
+
+def answer_text(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
+                weights: Weights = WEIGHTS, known: Callable[[str], bool] | None = None) -> str:
+    if not evidence:
+        from backend.ingest.language import detect_language
+
+        return NO_SOURCES[message_language(question, detect_language(question))]
+    return compose(assess(question, evidence, encoder, weights, known))
+
+
+class ExtractiveProvider:
+    name = "extractive"
+    local = True
+    default_model = "extractive"
+
+    def __init__(self, encoder: Encoder | None = None, weights: Weights = WEIGHTS,
+                 known: Callable[[str], float] | None = None, *, decline: bool = False):
+        """`encoder`: the embedding model (an Embedder, or a MemoEncoder around one) for the
+        embedding signal; `known(word)`: does the corpus contain a word (the keyword index),
+        for the abstention decision. Without them the other signals decide. `decline`: say that
+        nothing was found whatever the evidence (the chat decided so before)."""
+        self.encoder = encoder
+        self.weights = weights
+        self.known = known
+        self.decline = decline
+
+    def stream(self, request: GenerationRequest) -> Iterator[StreamEvent]:
+        if self.decline:
+            from backend.ingest.language import detect_language
+
+            text = nothing_found(message_language(request.question,
+                                                  detect_language(request.question)))
+        else:
+            text = answer_text(request.question, request.evidence, self.encoder, self.weights,
+                               self.known)
+        for piece in re.findall(r"\S+\s*", text):
+            yield TextDelta(piece)
+        yield StreamEnd(model="extractive", stop_reason="stop")

@@ -1,0 +1,1 @@
+"""Running ragscope as processes: the scale-out stack on one machine (`stack`)."""

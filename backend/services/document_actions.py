@@ -1,0 +1,130 @@
+"""What the upload, document and settings pages and the CLI call to change documents:
+upload a batch, activate a version, delete, reindex, check. Every action takes the acting
+`Actor` and checks its role and its writable scope here too, whatever the page did
+(the reads are in backend/services/documents.py)."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from backend.security import access, auth
+from backend.security.access import Actor
+from backend.services.container import Ragscope
+from backend.store import repo
+
+
+def supported_extensions() -> tuple[str, ...]:
+    from backend.ingest.extract import SUPPORTED_EXTENSIONS
+
+    return tuple(SUPPORTED_EXTENSIONS)
+
+
+def _ingestor(rs: Ragscope):
+    from backend.ingest.service import Ingestor
+
+    return Ingestor(rs)
+
+
+def require_writable_document(rs: Ragscope, actor: Actor | None, doc_id: int,
+                              action: str) -> Actor:
+    """The actor may do `action` and change the document: its role allows the action and
+    every collection the document is in is writable for it (a document shared with a
+    collection the actor may only read stays as it is). NotFound when the actor cannot
+    even read it."""
+    actor = access.require(actor, action)
+    scope = access.scope_of(rs, actor)
+    with rs.store.session() as s:
+        d = access.require_document(s, scope, doc_id)
+        locked = [c for c in repo.document_collections(s, d.id) if not scope.can_write(c)]
+    if locked:
+        shown = scope.only_readable(locked)
+        raise auth.PermissionDenied(
+            f"{actor.username} may not change document {doc_id}: it is also in "
+            f"collection(s) {', '.join(shown) or 'outside your access'} you may only read")
+    return actor
+
+
+def activate_version(rs: Ragscope, version_id: int, actor: Actor | None) -> None:
+    with rs.store.session() as s:
+        v = access.require_version(s, access.scope_of(rs, actor), version_id)
+        doc_id = v.document_id
+    require_writable_document(rs, actor, doc_id, "activate_version")
+    _ingestor(rs).activate(version_id)
+
+
+def delete_document(rs: Ragscope, doc_id: int, actor: Actor | None, *,
+                    purge_answers: bool = False) -> int:
+    """Delete a document (see Ingestor.delete_document); `purge_answers`: also remove the
+    text of chat answers that drew on it."""
+    require_writable_document(rs, actor, doc_id, "delete")
+    return _ingestor(rs).delete_document(int(doc_id), purge_answers=purge_answers)
+
+
+UPLOAD_IDENTITY = {
+    "auto": "Same file name in the collection: becomes its new version (the rule)",
+    "new_document": "Always a new document (never matched by name)",
+    "version_of": "New version of a document I name",
+}
+
+
+def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Actor | None, *,
+                   collection: str | None = None, knowledge_base: str | None = None,
+                   on_progress: Callable[[object], None] | None = None,
+                   identity: str = "auto", version_of: str | None = None) -> list:
+    """Ingest uploaded files as one batch into `collection` (default:
+    RAGSCOPE_DEFAULT_COLLECTION), which the actor must be allowed to write (a new one is
+    made in `knowledge_base`, see backend/security/acl.py `writable_collection`); a failing file
+    never stops the others. Returns one IngestOutcome per file, in order; `on_progress` gets
+    an IngestProgress (files, chunks embedded, ETA) after every file and every embedded batch.
+    `identity` forces either way of the same-name rule (docs/ingestion.md, "Identity"):
+    `new_document`, or `version_of` the document `version_of` (id, title or file name; one
+    the actor may read and change, checked before anything is stored)."""
+    from backend.security.acl import version_target, writable_collection
+    from backend.errors import ConfigError
+    from backend.ingest.identity import AUTO, Identity
+    from backend.ingest.records import IngestItem
+
+    access.require(actor, "upload")
+    if identity not in UPLOAD_IDENTITY:
+        raise ConfigError(f"identity: unknown choice '{identity}'; one of "
+                          f"{', '.join(UPLOAD_IDENTITY)}")
+    how = AUTO
+    if identity == "new_document":
+        how = Identity.new_document()
+    elif identity == "version_of":
+        ref = (version_of or "").strip()
+        if not ref:
+            raise ConfigError("new version of: name the document (id, title or file name)")
+        how = Identity.version_of(version_target(rs, actor, ref))  # NotFound names it
+    target = writable_collection(rs, actor, (collection or "").strip() or None,
+                                 knowledge_base, action="upload", strict=False, create=False)
+    return _ingestor(rs).ingest_many(
+        (IngestItem(name, data=data, source_kind="upload") for name, data in files),
+        total=len(files), collection=target,
+        source_kind="upload", on_progress=on_progress, identity=how,
+        scope=access.scope_of(rs, actor), knowledge_base=knowledge_base)
+
+
+def unretrievable_message(outcomes: Sequence) -> str | None:
+    """One sentence naming the files whose chunks the read-back after the write could not
+    find by vector search (the upload page shows it as an error), or None."""
+    lost = [o for o in outcomes if getattr(o, "unretrievable", None)]
+    if not lost:
+        return None
+    n = sum(len(o.unretrievable) for o in lost)
+    names = ", ".join(f"{o.filename} (document {o.document_id})" for o in lost[:10])
+    more = f" and {len(lost) - 10} more" if len(lost) > 10 else ""
+    return (f"{n} chunk(s) just written cannot be found by vector search with their own "
+            f"vector: {names}{more}. Search will miss them; an administrator should run "
+            "`python -m backend check --full`.")
+
+
+def reindex(rs: Ragscope, actor: Actor | None,
+            on_progress: Callable[[int, int], None] | None = None) -> dict:
+    access.require(actor, "reindex")
+    return _ingestor(rs).reindex(on_progress=on_progress)
+
+
+def check_consistency(rs: Ragscope, actor: Actor | None):
+    """The consistency report (`backend.ingest.consistency.CheckReport`)."""
+    access.require(actor, "reindex")
+    return _ingestor(rs).check()
