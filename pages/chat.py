@@ -18,7 +18,7 @@ from backend.chat.service import (
     Retrieved,
     SessionInfo,
 )
-from backend.chat.types import MAX_OUTPUT_TOKENS
+from backend.chat.types import CONTEXT_LABELS, CONTEXT_MODES, MAX_OUTPUT_TOKENS
 from backend.errors import NotFound, RagscopeError
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
@@ -222,7 +222,12 @@ def _settings_form(sess: SessionInfo) -> None:
                                 key=f"{k}.temperature")
         max_tokens = c5.number_input("Max tokens", 1, MAX_OUTPUT_TOKENS, int(cfg.max_tokens),
                                      step=256, key=f"{k}.max_tokens")
-        c6, c7 = st.columns(2)
+        c6, c7, c8 = st.columns(3)
+        context_mode = c8.selectbox(
+            "Conversation context", CONTEXT_MODES, index=CONTEXT_MODES.index(cfg.context_mode),
+            format_func=CONTEXT_LABELS.get, key=f"{k}.context_mode",
+            help="How much of this conversation answers see (the model's prompt and the "
+                 "rewrite of follow-up questions).")
         policy = c6.selectbox("Retrieval policy", POLICIES, index=POLICIES.index(cfg.policy),
                               key=f"{k}.policy")
         profiles = list(PROFILES)
@@ -236,7 +241,7 @@ def _settings_form(sess: SessionInfo) -> None:
                                     collections=chosen, context_limit=limit,
                                     temperature=temperature, max_tokens=int(max_tokens),
                                     policy=policy, answer_profile=profile,
-                                    system_prompt=system_prompt)
+                                    system_prompt=system_prompt, context_mode=context_mode)
                 st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
                 st.rerun()
             except RagscopeError as e:

@@ -14,6 +14,7 @@ from backend.retrieval.report import (
     highlight_markdown,
     hits_rows,
     overlap_summary,
+    rewrite_info,
     route_info,
     score_series,
     stage_line,
@@ -145,6 +146,10 @@ def _render(result: dict, label: str) -> None:
             line += (f" · document {md_escape(route['document_id'])}: "
                      f"{md_escape(route['document_why'] or '')}")
         st.info(line, icon=":material/alt_route:")
+    rewrite = rewrite_info(result)
+    if rewrite:  # a follow-up retrieved with a query rewritten from the conversation
+        st.info(f"Follow-up retrieved as: **{md_escape(rewrite['query'])}** · why: "
+                f"{md_escape(rewrite['why'])}", icon=":material/forum:")
     if result["mode"] == "analysis":
         st.caption("Answered from the document analysis: the hits are the places the answer "
                    "cites (score: the item's confidence).")

@@ -103,11 +103,12 @@ def test_rename_settings_and_delete(monkeypatch, data, service):
     at.selectbox(key=f"{k}.provider").set_value("ollama")
     at.select_slider(key=f"{k}.context_limit").set_value(10)
     at.text_area(key=f"{k}.system_prompt").set_value("Answer in one sentence.")
+    at.selectbox(key=f"{k}.context_mode").set_value("full")
     at.button(key=f"FormSubmitter:{k}-Save settings").click().run()
     assert not at.exception, [e.value for e in at.exception]
     cfg = service.get_session(uuid).settings
-    assert (cfg.provider, cfg.context_limit, cfg.system_prompt) == (
-        "ollama", 10, "Answer in one sentence.")
+    assert (cfg.provider, cfg.context_limit, cfg.system_prompt, cfg.context_mode) == (
+        "ollama", 10, "Answer in one sentence.", "full")
 
     at.button(key="chat.delete").click().run()
     at.button(key="chat.delete_confirm").click().run()

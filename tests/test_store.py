@@ -173,6 +173,44 @@ def test_upgrade_to_0019_fills_the_content_hash_and_keeps_every_chunk(db_url):
     store.dispose()
 
 
+def test_upgrade_to_0020_keeps_the_chat_and_sessions_are_regular(db_url):
+    """Migration 0020 adds `chat_sessions.context_mode` (existing sessions: regular) and
+    `chat_messages.rewrite` in place: the messages of an existing session survive (a batch
+    rebuild of chat_sessions on SQLite would cascade-delete them)."""
+    from datetime import datetime, timezone
+
+    import sqlalchemy as sa
+
+    from backend.store.chat_models import ChatMessage, ChatSession
+
+    engine = make_engine(db_url)
+    upgrade(engine, "0019")
+    now = datetime.now(timezone.utc)
+    md = sa.MetaData()
+    sess_t, msg_t = (sa.Table(n, md, autoload_with=engine)
+                     for n in ("chat_sessions", "chat_messages"))
+    with engine.begin() as c:
+        sid = c.execute(sess_t.insert().returning(sess_t.c.id), {
+            "uuid": "u" * 36, "title": "old", "provider": "extractive", "model": "",
+            "collections": [], "context_limit": 5, "temperature": 0.7, "max_tokens": 1024,
+            "policy": "hybrid", "system_prompt": "", "answer_profile": "markdown",
+            "created_at": now, "last_activity": now, "updated_at": now}).scalar_one()
+        c.execute(msg_t.insert(), {"session_id": sid, "role": "user", "content": "Frage?",
+                                   "sources": [], "citations": {}, "format_check": {},
+                                   "collections": [], "provider": "", "model": "",
+                                   "tokens_counted_locally": False, "cost_label": "local",
+                                   "fallback": False, "created_at": now})
+    engine.dispose()
+    store = Store(db_url)
+    assert current_revision(store.engine) == head_revision() == "0020"
+    with store.session() as s:
+        row = s.scalar(sa.select(ChatSession))
+        assert row.context_mode == "regular"
+        (m,) = s.scalars(sa.select(ChatMessage)).all()
+        assert m.content == "Frage?" and m.rewrite is None
+    store.dispose()
+
+
 def test_processes_opening_one_fresh_database_at_once_all_start(db_url):
     """The stack's API workers open a new PostgreSQL database together: each must come up
     (the migrations run one after the other), none may fail on the half-created schema."""

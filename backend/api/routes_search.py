@@ -66,7 +66,8 @@ def _events(events: Iterator) -> Iterator[str]:
             elif isinstance(ev, Fallback):
                 yield _sse("notice", {"message": ev.notice})
             elif isinstance(ev, Answered):
-                yield _sse("answer", serialise.answer(ev.session.uuid, ev.message))
+                yield _sse("answer", serialise.answer(ev.session.uuid, ev.message,
+                                                      ev.session.settings.context_mode))
     except Exception as e:  # the stream has started: the error becomes the last event
         import logging
 
@@ -82,11 +83,13 @@ def _events(events: Iterator) -> Iterator[str]:
 def ask(body: AskRequest, request: Request, actor: Actor = Depends(needs("read"))):
     """Answer a question from the documents you may read. The response is a stream of
     server-sent events: `sources` (what was retrieved), `delta` (answer text as it comes),
-    `notice` (a fallback), and last `answer` (the whole text, its checked citations and the
-    sources). Errors in the question come back as a JSON error before the stream starts."""
+    `notice` (a fallback), and last `answer` (the whole text, its checked citations, the
+    sources, the trace id and, for a follow-up, `rewrite`: the query it was retrieved with,
+    why, and the document it was pinned to). Errors in the question come back as a JSON error before the stream starts."""
     events = search_service.ask_stream(
         services(request), actor, body.question, session=body.session,
         collections=body.collections, policy=body.policy, context_limit=body.context_limit,
+        context=body.context,
         provider_factory=getattr(request.app.state, "provider_factory", None))
     return StreamingResponse(_events(events), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -59,6 +59,11 @@ class AskRequest(Strict):
     collections: Names = _names("only these collections (of those you may read)")
     policy: Policy = "hybrid"
     context_limit: Literal[CONTEXT_LIMITS] = Field(5, description="passages given to the model")
+    context: Literal["regular", "full"] | None = Field(
+        None, description="conversation context of the session: `regular` (the last 25 lines) "
+        "or `full` (500 lines), for the model's prompt and the rewrite of follow-up "
+        "questions; stored with the session (omitted: a new session is regular, a continued "
+        "one keeps its own)")
 
 
 class Page(BaseModel):

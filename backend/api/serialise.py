@@ -147,10 +147,15 @@ def public_source(src: dict) -> dict:
     return out
 
 
-def answer(session: str, m) -> dict:
+def answer(session: str, m, context: str | None = None) -> dict:
     """A stored chat answer (MessageInfo) as the ask stream's `answer` event and the
-    `answer_question` MCP tool return it."""
-    return {"session": session, "message_id": m.id, "text": m.content,
-            "citations": m.citations, "sources": [public_source(s) for s in m.sources],
-            "provider": m.provider, "model": m.model, "fallback": m.fallback,
-            "notice": m.notice, "latency_ms": m.latency_ms, "trace_id": m.trace_id}
+    `answer_question` MCP tool return it; `rewrite`: how a follow-up was retrieved
+    (backend/chat/followup.py), `context`: the session's context mode when given."""
+    out = {"session": session, "message_id": m.id, "text": m.content,
+           "citations": m.citations, "sources": [public_source(s) for s in m.sources],
+           "provider": m.provider, "model": m.model, "fallback": m.fallback,
+           "notice": m.notice, "latency_ms": m.latency_ms, "trace_id": m.trace_id,
+           "rewrite": m.rewrite}
+    if context is not None:
+        out["context"] = context
+    return out

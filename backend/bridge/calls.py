@@ -59,7 +59,9 @@ def ask_events(svc, a: argparse.Namespace) -> Iterator[dict[str, Any]]:
     owner = actor.username if actor.kind != "system" else None
     scope = scope_of(svc.rs, actor)
     changes = {k: v for k, v in (("provider", a.provider), ("model", a.model),
-                                 ("collections", a.collection)) if v is not None}
+                                 ("collections", a.collection),
+                                 ("context_mode", getattr(a, "context", None)))
+               if v is not None}
     if a.collection:
         scope.collections(a.collection)  # outside the scope: "unknown collection"
     if a.session:

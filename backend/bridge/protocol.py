@@ -11,7 +11,8 @@ from backend.errors import RagscopeError
 RUN_FILE = Path("run") / "api.json"
 SECRET_HEADER = "X-Ragscope-Local"
 SEARCH_ARGS = ("query", "policy", "k", "collection", "fusion", "expand", "save_trace", "as_user")
-ASK_ARGS = ("question", "session", "provider", "model", "collection", "user", "as_user")
+ASK_ARGS = ("question", "session", "provider", "model", "collection", "context", "user",
+            "as_user")
 
 
 def namespace(body: dict, allowed: tuple[str, ...]) -> argparse.Namespace:

@@ -22,6 +22,7 @@ from sqlalchemy import Integer, func, select
 from backend.security.access import Scope
 from backend.answer import route as chat_route
 from backend.chat import citations as cite
+from backend.chat import followup
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
@@ -262,15 +263,20 @@ class ChatService:
             return
         # -----------------------------------------------------------------------------------
         owner = TraceOwner.user(sess.user) if sess.user else TraceOwner.system("cli")
+        # ---- follow-ups: the retrieval query from the conversation (chat/followup.py) ----
+        turns = followup.conversation(self.rs, sess.uuid,
+                                      followup.context_lines(self.settings, cfg.context_mode))
+        rw = followup.for_question(self, sess, q, scope, turns)
         gen = None
-        for event in self.answer_stream(q, cfg, scope=scope,
-                                        history=self._history(sess.uuid), owner=owner):
+        for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
+                                        history=[(t.question, t.answer) for t in turns]):
             if isinstance(event, Generated):
                 gen = event
             else:
                 yield event
         assert gen is not None
         chat_route.note_trace(self.rs, gen.trace_id, routed)  # issue 12: why retrieval
+        followup.note_trace(self.rs, gen.trace_id, rw)
         yield self.store_turn(sess.uuid, q, cfg, content=gen.text, sources=gen.sources,
                               citations=gen.citations, format_check=gen.format_check,
                               provider=gen.provider, model=gen.model,
@@ -279,7 +285,8 @@ class ChatService:
                               cost_usd=gen.cost_usd, cost_label=gen.cost_label,
                               latency_ms=gen.latency_ms, first_token_ms=gen.first_token_ms,
                               retrieval_ms=gen.retrieval_ms, trace_id=gen.trace_id,
-                              fallback=gen.fallback, notice=gen.notice)
+                              fallback=gen.fallback, notice=gen.notice,
+                              rewrite=rw.to_dict() if rw.followup else None)
 
     def store_turn(self, uuid: str, q: str, cfg: SessionSettings, **answer) -> Answered:
         """Store a question and its answer (`answer`: the assistant message's columns) in the
@@ -306,7 +313,8 @@ class ChatService:
 
     def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
                       history: list[tuple[str, str]] | None = None,
-                      owner: TraceOwner | None = None
+                      owner: TraceOwner | None = None,
+                      rewrite: followup.Rewrite | None = None
                       ) -> Iterator[Retrieved | Delta | Fallback | Generated]:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
@@ -314,27 +322,37 @@ class ChatService:
         (backend/answer/evidence/scoring.py) the answer says nothing was found and no model is asked;
         generated answers get a per-sentence support check. Retrieval stays within `scope`
         (`Scope.everything()` for the evaluation). The retrieval trace belongs to `owner`
-        (default: the system owner "eval")."""
+        (default: the system owner "eval"). `rewrite`: a follow-up's query (retrieved with,
+        and what the evidence is scored against) and the document it is pinned to; the
+        prompt keeps the question as asked, after the conversation."""
         owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
-        result, trace_id, notes = self._retrieve(q, cfg, owner, scope)
+        asked, q = q, (rewrite.query if rewrite is not None else q)
+        pinned = rewrite.document_ids if rewrite is not None else None
+        result, trace_id, notes = self._retrieve(q, cfg, owner, scope, pinned)
         retrieval_ms = _ms(t0)
         if result is not None and result.mode == "inventory":
             yield from self._inventory(q, result, trace_id, notes, t0, retrieval_ms)
             return
-        hits = result.hits[:cfg.context_limit] if result is not None else []
-        chars = self.settings.chat_source_chars
-        evidence = [Evidence(n, h.context[:chars], h.document_title or h.filename,
-                             h.breadcrumb, h.page, float(h.score))
-                    for n, h in enumerate(hits, 1)]
-        sources = [hit_source(n, h) for n, h in enumerate(hits, 1)]
-        yield Retrieved(sources, trace_id, retrieval_ms)
-        t_ret = time.perf_counter()  # first token is timed from here: gate + generation
         encoder = MemoEncoder(self.rs.embedder)
         known = self._known_in(cfg.collections)
-        assessment = assess(q, evidence, encoder, known=known, cross=self.cross) \
-            if evidence else None
-        prompt = build_prompt(q, evidence, system_prompt=cfg.system_prompt,
+        evidence, sources = self._evidence(result, cfg)
+        assessment = None
+        if rewrite is not None and rewrite.broader and evidence:
+            # a follow-up whose own words find no evidence in the document in focus:
+            # retried with the previous question's whole subject (chat/followup.py)
+            assessment = assess(q, evidence, encoder, known=known, cross=self.cross)
+            if assessment.abstain:
+                q = rewrite.use_broader()
+                result, trace_id, notes = self._retrieve(q, cfg, owner, scope, pinned)
+                evidence, sources = self._evidence(result, cfg)
+                assessment = None
+            retrieval_ms = _ms(t0)
+        yield Retrieved(sources, trace_id, retrieval_ms)
+        t_ret = time.perf_counter()  # first token is timed from here: gate + generation
+        if assessment is None and evidence:
+            assessment = assess(q, evidence, encoder, known=known, cross=self.cross)
+        prompt = build_prompt(asked, evidence, system_prompt=cfg.system_prompt,
                               history=history or [])
         request = GenerationRequest(
             model=cfg.model or default_model(self.settings, cfg.provider), system=prompt.system,
@@ -395,6 +413,16 @@ class ChatService:
                         retrieval_ms, trace_id, fallback, " ".join(notes) or None,
                         "abstained" if abstain else "answer")
 
+    def _evidence(self, result: RetrievalResult | None, cfg: SessionSettings
+                  ) -> tuple[list[Evidence], list[dict]]:
+        """The first `context_limit` hits as the answerer's evidence and as sources."""
+        hits = result.hits[:cfg.context_limit] if result is not None else []
+        chars = self.settings.chat_source_chars
+        evidence = [Evidence(n, h.context[:chars], h.document_title or h.filename,
+                             h.breadcrumb, h.page, float(h.score))
+                    for n, h in enumerate(hits, 1)]
+        return evidence, [hit_source(n, h) for n, h in enumerate(hits, 1)]
+
     def _inventory(self, q: str, result: RetrievalResult, trace_id: str | None,
                    notes: list[str], t0: float, retrieval_ms: float) -> Iterator:
         """'Welche Dokumente gibt es?': the listed documents are the sources, each cited."""
@@ -423,7 +451,8 @@ class ChatService:
                         retrieval_ms, trace_id, False, " ".join(notes) or None,
                         "inventory" if sources else "abstained")
 
-    def _retrieve(self, q: str, cfg: SessionSettings, owner: TraceOwner, scope: Scope
+    def _retrieve(self, q: str, cfg: SessionSettings, owner: TraceOwner, scope: Scope,
+                  document_ids: list[int] | None = None
                   ) -> tuple[RetrievalResult | None, str | None, list[str]]:
         """The retrieval result, its trace id and notes, retrieved within `scope`.
         Collections deleted since the session chose them, or no longer readable, are left
@@ -448,25 +477,8 @@ class ChatService:
             policy=cfg.policy, k=k, collections=collections, persist_trace=True,
             expand=st.chat_expand, expand_chars=st.chat_source_chars,
             min_score=st.chat_min_score, inventory_cutoff=st.chat_inventory_cutoff,
-            prefer_uploads=True), scope=scope, owner=owner)
+            prefer_uploads=True, document_ids=document_ids), scope=scope, owner=owner)
         return result, result.trace.id, notes
-
-    def _history(self, uuid: str) -> list[tuple[str, str]]:
-        turns = self.settings.chat_history_turns
-        if not turns:
-            return []
-        with self.rs.store.session() as s:
-            row = self._row(s, uuid)
-            rows = list(s.scalars(select(ChatMessage).where(ChatMessage.session_id == row.id)
-                                  .order_by(ChatMessage.id.desc()).limit(2 * turns)))[::-1]
-        pairs, pending = [], None
-        for m in rows:
-            if m.role == "user":
-                pending = m.content
-            elif pending is not None:
-                pairs.append((pending, m.content))
-                pending = None
-        return pairs[-turns:]
 
 
 class _Generation:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, field_validator
 
 from backend.chat.format_check import PROFILES
@@ -14,6 +16,8 @@ from backend.retrieval import POLICIES
 from backend.store.chat_models import DEFAULT_TITLE
 
 CONTEXT_LIMITS = (3, 5, 10, 15)
+CONTEXT_MODES = ("regular", "full")
+CONTEXT_LABELS = {"regular": "Regular (last 25 lines)", "full": "Full context (500 lines)"}
 MAX_OUTPUT_TOKENS = 8192
 TITLE_CHARS = 60
 
@@ -36,6 +40,9 @@ class SessionSettings(BaseModel):
     policy: str = "hybrid"
     system_prompt: str = Field("", max_length=20_000)
     answer_profile: str = "markdown"
+    # how much of the conversation answers see: regular (RAGSCOPE_CHAT_CONTEXT_LINES, 25) or
+    # full (RAGSCOPE_CHAT_FULL_CONTEXT_LINES, 500), seed 004
+    context_mode: Literal["regular", "full"] = "regular"
 
     @field_validator("provider")
     @classmethod
@@ -112,6 +119,7 @@ class MessageInfo:
     trace_id: str | None = None
     fallback: bool = False
     notice: str | None = None
+    rewrite: dict | None = None  # a follow-up's retrieval query and why (chat/followup.py)
 
     def to_dict(self) -> dict:
         d = asdict(self)

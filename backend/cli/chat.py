@@ -1,6 +1,7 @@
 """Chat commands of `python -m backend`; `register(subparsers)` adds them to the main parser:
 
-    ask QUESTION [--session UUID] [--provider P] [--model M] [--collection C ...] [--json]
+    ask QUESTION [--session UUID] [--provider P] [--model M] [--collection C ...]
+        [--context regular|full] [--json]
     local-llm [--port N]
 
 `local-llm` runs the `local` provider's model server (llama.cpp, OpenAI-compatible) in the
@@ -9,8 +10,9 @@ it; the chat itself does not need it (it starts its own server on the first ques
 
 Without --session a new session is created (its UUID is printed, so the conversation can be
 continued with --session). With --session the stored session is used and extended; --provider,
---model and --collection given with it change that session's settings. The answer streams to
-stdout, followed by its sources (cited first), the citation check and tokens/cost/latency.
+--model, --collection and --context given with it change that session's settings. The answer
+streams to stdout, followed by its sources (cited first), how a follow-up was retrieved, the
+citation check and tokens/cost/latency.
 With `--as USER` (before `ask`) the question is answered within USER's access and the
 session is USER's; otherwise the operator asks with access to every collection.
 Errors are RagscopeError subclasses; the main CLI prints them as one line."""
@@ -89,6 +91,8 @@ def _print_sources(m: dict) -> None:
             page = f", p. {s['page']}" if s.get("page") is not None else ""
             print(f"  [{s['n']}] {s['title']} — {where}{page} (score {s['score']:.3f}, "
                   f"document {s['document_id']})")
+    if m.get("rewrite"):
+        print(f"follow-up, retrieved as: {m['rewrite']['query']} ({m['rewrite']['why']})")
     if m.get("trace_id"):
         print(f"retrieval trace: {m['trace_id']}")
 
@@ -178,6 +182,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     x.add_argument("--model", "-m", help="model name (default: the provider's from settings)")
     x.add_argument("--collection", "-c", action="append",
                    help="search only this collection (repeatable)")
+    x.add_argument("--context", choices=("regular", "full"),  # backend/chat/types.py
+                   help="conversation context of the session: regular (the last "
+                        "RAGSCOPE_CHAT_CONTEXT_LINES lines) or full "
+                        "(RAGSCOPE_CHAT_FULL_CONTEXT_LINES); stored with the session")
     x.add_argument("--user", help="owner of a new session (shown on the dashboard)")
     x.add_argument("--json", action="store_true", help="print the answer and sources as JSON")
     x.add_argument("--local", action="store_true",

@@ -23,10 +23,16 @@ class ChatSettings(BaseSettings):
         description="A chat message of this many characters or more is refused (the error "
         "names the limit).",
     )
-    chat_history_turns: int = Field(
-        6, ge=0, le=100,
-        description="Earlier question/answer pairs of the session sent to the model as the "
-        "conversation window.",
+    chat_context_lines: int = Field(
+        25, ge=0, le=100_000,
+        description="Lines of the conversation (newest question/answer pairs) a session in "
+        "the regular context mode sends to the model and reads to rewrite follow-up "
+        "questions (seed 004: 25).",
+    )
+    chat_full_context_lines: int = Field(
+        500, ge=0, le=100_000,
+        description="The same for a session in full-context mode, set on request in the "
+        "session settings, the API or `ask --context full` (seed 004: 500).",
     )
     chat_source_chars: int = Field(
         2000, ge=200, le=50_000,

@@ -136,6 +136,15 @@ def highlight_markdown(snippet: str) -> str:
     return "".join(parts)
 
 
+def rewrite_info(result: dict[str, Any]) -> dict[str, Any] | None:
+    """A chat follow-up's rewrite (backend/chat/followup.py) for a stored chat trace: the
+    question as asked, the query retrieved with, why, the document pinned to; None when
+    the question was retrieved as asked."""
+    st = _stage(result, "rewrite")
+    p = (st or {}).get("params") or {}
+    return p if p.get("followup") else None
+
+
 def route_info(result: dict[str, Any]) -> dict[str, Any] | None:
     """The chat's route for a stored chat trace (backend/answer/route.py): which
     route answered (`analysis` or `retrieval`), its answer path (`passage`, `inventory`, `url`,

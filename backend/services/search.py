@@ -137,7 +137,8 @@ def chat_user(actor: Actor) -> str:
 
 def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
                collections: list[str] | None = None, policy: str = "hybrid",
-               context_limit: int = 5, provider_factory=None) -> Iterator:
+               context_limit: int = 5, context: str | None = None,
+               provider_factory=None) -> Iterator:
     """Validate the question and open (or continue) the actor's session, then return the
     iterator of chat events (Retrieved, Delta, Fallback, Answered). Invalid input raises
     here, before anything is streamed."""
@@ -157,7 +158,10 @@ def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
         if collections is not None or policy != "hybrid" or context_limit != 5:
             chat.update_settings(info.uuid, user=user, collections=collections or [],
                                  policy=policy, context_limit=context_limit)
+        if context is not None:
+            chat.update_settings(info.uuid, user=user, context_mode=context)
     else:
         info = chat.create_session(user, collections=collections or [], policy=policy,
-                                   context_limit=context_limit)
+                                   context_limit=context_limit,
+                                   context_mode=context or "regular")
     return chat.ask_stream(info.uuid, q, scope=scope, user=user)

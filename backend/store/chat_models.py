@@ -1,6 +1,6 @@
 """Models of the chat: sessions (one per conversation, with its settings) and messages
 (questions and answers, with sources, citation check, tokens, cost, model and latency).
-Deleting a session deletes its messages (ON DELETE CASCADE). Migration 0004; the side table of
+Deleting a session deletes its messages (ON DELETE CASCADE). Migration 0004 (context mode and rewrite: 0020); the side table of
 the documents an answer's sources come from: migration 0007."""
 from __future__ import annotations
 
@@ -29,6 +29,9 @@ class ChatSession(Base):
     policy: Mapped[str] = mapped_column(String(30), default="hybrid")
     system_prompt: Mapped[str] = mapped_column(Text, default="")
     answer_profile: Mapped[str] = mapped_column(String(30), default="markdown")
+    # regular (25 lines of the conversation) | full (500 lines; migration 0020)
+    context_mode: Mapped[str] = mapped_column(String(10), default="regular",
+                                              server_default="regular")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_activity: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                     index=True)
@@ -68,6 +71,8 @@ class ChatMessage(Base):
     trace_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     fallback: Mapped[bool] = mapped_column(Boolean, default=False)
     notice: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # a follow-up's rewritten retrieval query, why, the document in focus (migration 0020)
+    rewrite: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                  index=True)
 
