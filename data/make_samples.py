@@ -4,10 +4,10 @@
     python data/make_samples.py            # (re)generate data/samples, data/samples_v2, data/bad
     python data/make_samples.py --check    # verify eval/goldenset_sample.yaml against the corpus
 
-The document texts live in data/sample_texts.py. Output is byte-identical across runs with the
-same library versions (fpdf2, python-docx, odfpy, pypdf) and the same font files: PDF creation
-dates and /ID are fixed, DOCX/ODT core properties are fixed and their ZIP members get a fixed
-timestamp. No randomness is used anywhere.
+The document texts live in data/sample_texts/ (texts/ and catalogue.yaml). Output is
+byte-identical across runs with the same library versions (fpdf2, python-docx, odfpy, pypdf) and
+the same font files: PDF creation dates and /ID are fixed, DOCX/ODT core properties are fixed
+and their ZIP members get a fixed timestamp. No randomness is used anywhere.
 
 --check verifies for every goldenset query: the relevant documents exist, every `section` is a
 heading of that document (in the source data and in the generated file), and every
