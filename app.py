@@ -45,6 +45,10 @@ if __name__ == "__main__":
     )
     from pages._crawl_common import get_console
 
+    from backend.ui import cookies
+
+    cookies.install()  # the cookie component only where a cookie is written or deleted
+
 ROOT = Path(__file__).resolve().parent
 
 # Navigation section -> (file, title, icon, role needed). Pages other sessions are still
@@ -91,8 +95,8 @@ class Authenticator:
     """streamlit-authenticator for one run: `stauth.Authenticate` on the credentials of
     the enabled users, read at `read_at`; a password sign-in in this run begins a session
     then (backend/security/sessions.py). Its cookie expiry is set so that a cookie it writes for the
-    current session stands for that session. Constructing it renders its cookie component,
-    so there is exactly one per run."""
+    current session stands for that session. Its cookie component is rendered only in the
+    runs that write or delete the cookie (backend/ui/cookies.py)."""
 
     def __init__(self) -> None:
         paths = auth_paths()
@@ -142,7 +146,7 @@ def _login_page(authenticator: Authenticator) -> None:
 
 def _attempt(authenticator: Authenticator, attempt: dict) -> None:
     """One sign-in attempt. A rerun can interrupt a run at any Streamlit call (right after
-    page load the cookie component triggers one); the attempt lives in the session until
+    sign-in the cookie component triggers one); the attempt lives in the session until
     it has been decided, so an interrupted one is finished by the next run, and it is
     updated in place (no Streamlit call between the decision and recording it)."""
     client = st.context.ip_address  # None on loopback (and not a str under AppTest)
@@ -259,4 +263,9 @@ if __name__ == "__main__":
 else:  # `streamlit run app.py` imports this module and serves the dashboard through this
     from starlette.middleware import Middleware
 
-    app = st.App(__file__, middleware=[Middleware(upload_gate.UploadGate)])
+    from backend.ui.shell import BaseUrlHint
+
+    app = st.App(__file__, middleware=[
+        Middleware(upload_gate.UploadGate),
+        Middleware(BaseUrlHint, page_paths=[Path(path).stem for entries in PAGES.values()
+                                            for path, *_ in entries] + ["login"])])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import sys
 import tempfile
@@ -65,13 +66,48 @@ def measure(n: int, n_queries: int, warmup: int, url: str, log) -> dict:
                                     request_timeout=60)
     engine.reset()
     write = {"tantivy": 0.0, "opensearch": 0.0}
+    done = 0
     for batch in chunks(n):
         for name, ix in (("tantivy", tantivy), ("opensearch", engine)):
             t0 = time.perf_counter()
             ix.add(batch)
             write[name] += time.perf_counter() - t0
+        done += len(batch)
+        if done % 100_000 == 0 and done < n:  # a bounded run that is stopped says how far it got
+            log(f"{n}: {done:,} written (tantivy {write['tantivy']:.0f} s, "
+                f"opensearch {write['opensearch']:.0f} s, load {os.getloadavg()[0]:.1f})")
     log(f"{n}: written (tantivy {write['tantivy']:.0f} s, opensearch {write['opensearch']:.0f} s)")
     assert tantivy.count() == n and engine.count() == n
+    row = query(n, tantivy, engine, n_queries, warmup)
+    engine.drop()
+    engine.close()
+    tantivy.close()
+    return {**row, "write_s": write}
+
+
+def measure_existing(n: int, data_dir: Path, url: str, n_queries: int, warmup: int) -> dict:
+    """The queries of size `n` against the indexes a run stopped while writing left behind
+    (its tantivy data dir, its node's index `bench-kw-<n>-chunks`): what that run reached."""
+    from backend.config import Settings
+    from backend.index.opensearch_index import OpenSearchKeywordIndex
+    from backend.index.tantivy_index import TantivyKeywordIndex
+
+    tantivy = TantivyKeywordIndex(Settings(data_dir=data_dir))
+    engine = OpenSearchKeywordIndex(Settings(data_dir=data_dir, keyword_backend="opensearch",
+                                             opensearch_url=url,
+                                             opensearch_index_prefix=f"bench-kw-{n}"),
+                                    request_timeout=60)
+    try:
+        counts = {"tantivy": tantivy.count(), "opensearch": engine.count()}
+        return {**query(n, tantivy, engine, n_queries, warmup), "reached": counts,
+                "write_s": {"tantivy": float("nan"), "opensearch": float("nan")}}
+    finally:
+        engine.close()
+        tantivy.close()
+
+
+def query(n: int, tantivy, engine, n_queries: int, warmup: int) -> dict:
+    """The same queries against both, alternating which goes first."""
     queries = make_queries(warmup + n_queries, seed=n)
     times: dict[str, list[float]] = {"tantivy": [], "opensearch": []}
     hits: dict[str, int] = {"tantivy": 0, "opensearch": 0}
@@ -83,10 +119,7 @@ def measure(n: int, n_queries: int, warmup: int, url: str, log) -> dict:
             if i >= warmup:
                 times[name].append((time.perf_counter() - t0) * 1000)
                 hits[name] += bool(found)
-    engine.drop()
-    engine.close()
-    tantivy.close()
-    return {"size": n, "write_s": write, "hits": hits, "queries": n_queries,
+    return {"size": n, "hits": hits, "queries": n_queries,
             **{f"{name}_p{q}": pct(ts, q) for name, ts in times.items() for q in (50, 95)}}
 
 
@@ -100,9 +133,14 @@ def markdown(rows: list[dict], cmd: str) -> str:
            "write tantivy | write OpenSearch | queries with hits (t / OS) |",
            "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['size']:,} | {r['tantivy_p50']:.1f} ms | {r['tantivy_p95']:.1f} ms | "
+        size = f"{r['size']:,}"
+        if "reached" in r:  # a stopped run's indexes
+            size = (f"{r['reached']['tantivy']:,} / {r['reached']['opensearch']:,} "
+                    f"(run for {r['size']:,} stopped)")
+        w = {k: "–" if v != v else f"{v:.0f} s" for k, v in r["write_s"].items()}  # nan: –
+        out.append(f"| {size} | {r['tantivy_p50']:.1f} ms | {r['tantivy_p95']:.1f} ms | "
                    f"{r['opensearch_p50']:.1f} ms | {r['opensearch_p95']:.1f} ms | "
-                   f"{r['write_s']['tantivy']:.0f} s | {r['write_s']['opensearch']:.0f} s | "
+                   f"{w['tantivy']} | {w['opensearch']} | "
                    f"{r['hits']['tantivy']} / {r['hits']['opensearch']} of {r['queries']} |")
     return "\n".join(out) + "\n"
 
@@ -114,6 +152,9 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=30)
     ap.add_argument("--opensearch-url", help="a running node (default: start one here)")
     ap.add_argument("--record", action="store_true", help="append the table to docs/benchmarks.md")
+    ap.add_argument("--existing", type=Path, metavar="DATA_DIR",
+                    help="only query the indexes a stopped run left (its bench-kw-N-* data "
+                         "dir and --opensearch-url of its node, restarted); one --sizes N")
     a = ap.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -130,7 +171,12 @@ def main(argv=None) -> int:
                           free_port())
         url = node.start().url
     try:
-        rows = [measure(n, a.queries, a.warmup, url, log) for n in a.sizes]
+        rows = []
+        for n in a.sizes:  # each row logged when measured: a run stopped later keeps it
+            rows.append(measure_existing(n, a.existing, url, a.queries, a.warmup)
+                        if a.existing else measure(n, a.queries, a.warmup, url, log))
+            log(json.dumps({**rows[-1], "load": os.getloadavg(), "at": dt.datetime.now(
+                dt.timezone.utc).isoformat(timespec="seconds")}))
     finally:
         if node is not None:
             node.stop()

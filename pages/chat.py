@@ -293,11 +293,11 @@ except NotFound:
 
 with st.sidebar:
     st.button("New chat", key=CHAT_NEW, on_click=_new_chat, icon=":material/add_comment:",
-              use_container_width=True)
+              width="stretch")
     st.caption(f"This session: {_session_totals(sess)}")
     for s in svc.list_sessions(user.username, limit=50):
         st.button(md_escape(s.title[:48]), key=CHAT_OPEN + s.uuid, on_click=_open,
-                  args=(s.uuid,), use_container_width=True,
+                  args=(s.uuid,), width="stretch",
                   type="primary" if s.uuid == sess.uuid else "secondary",
                   help=f"{s.messages // 2} question(s) · {_session_totals(s)}")
 

@@ -71,13 +71,13 @@ with left:
                  title=f"Tokens per day by {label.lower()}",
                  labels={"token_count": "tokens", "day": "", group: label})
     fig.update_xaxes(type="category")
-    st.plotly_chart(fig, use_container_width=True)
+    st.plotly_chart(fig, width="stretch")
 with right:
     fig = px.bar(agg, x="day", y="cost_usd", color=group,
                  title=f"Cost per day by {label.lower()} (USD)",
                  labels={"cost_usd": "USD", "day": "", group: label})
     fig.update_xaxes(type="category")
-    st.plotly_chart(fig, use_container_width=True)
+    st.plotly_chart(fig, width="stretch")
 
 left, right = st.columns(2)
 with left:
@@ -85,7 +85,7 @@ with left:
     fig = px.histogram(lat, x="latency_s", color="model", nbins=30,
                        title="Answer latency (question to last token)",
                        labels={"latency_s": "seconds", "model": "Model"})
-    st.plotly_chart(fig, use_container_width=True)
+    st.plotly_chart(fig, width="stretch")
 with right:
     st.markdown("**Most expensive sessions**")
     top = costs.expensive_sessions(df)

@@ -49,7 +49,9 @@ class ApiEnv:
         return {d for d, c in self.collection_of.items() if c in collections}
 
 
-def build_env(data_dir: Path, embedder) -> ApiEnv:
+def build_env(data_dir: Path, embedder, settings=None, client=None) -> ApiEnv:
+    """The corpus, groups and tokens on `data_dir` (or on `settings`: the scale-out stack's
+    own store and indexes), served in-process by a TestClient (or by `client`)."""
     from fastapi.testclient import TestClient
 
     from backend.security import acl
@@ -59,7 +61,7 @@ def build_env(data_dir: Path, embedder) -> ApiEnv:
     from backend.ingest.service import Ingestor
     from backend.services.container import Ragscope
 
-    rs = Ragscope(Settings(data_dir=data_dir))
+    rs = Ragscope(settings or Settings(data_dir=data_dir))
     rs.embedder = embedder
     docs, coll_of = {}, {}
     for coll, files in CORPUS.items():
@@ -74,17 +76,36 @@ def build_env(data_dir: Path, embedder) -> ApiEnv:
         acl.assign_collection(rs, system, kb.removeprefix("kb-"), kb)
     tokens = grant_and_issue(rs, GROUPS, PRINCIPALS)
     app = create_app(rs)
-    client = TestClient(app, raise_server_exceptions=False)
+    client = client or TestClient(app, raise_server_exceptions=False)
     return ApiEnv(rs, app, client, tokens, docs, coll_of)
 
 
 @pytest.fixture(scope="session")
-def api_env(tmp_path_factory, shared_embedder):
+def api_env(request, tmp_path_factory, shared_embedder):
     """One corpus for all API test modules (built once: ingest is the slow part). Tests
-    that add documents record them in `collection_of`, so expectations stay exact."""
-    env = build_env(tmp_path_factory.mktemp("api") / "var", shared_embedder)
+    that add documents record them in `collection_of`, so expectations stay exact. With
+    RAGSCOPE_TEST_STACK (tests/stack_mode.py) the corpus goes into the stack's own store and
+    indexes, and `client` talks HTTP to the stack's API workers."""
+    from tests import stack_mode
+
+    if stack_mode.ENABLED:  # one corpus in the stack's one store, for every module
+        if "env" in _STACK_ENV:  # each module importing this fixture has its own instance
+            yield _STACK_ENV["env"]
+            return
+        import httpx
+
+        stack = request.getfixturevalue("test_stack")
+        client = httpx.Client(base_url=f"http://127.0.0.1:{stack.ports['api']}", timeout=120)
+        env = _STACK_ENV["env"] = build_env(stack.data_dir, shared_embedder,
+                                            stack_mode.stack_settings(stack), client)
+    else:
+        env = build_env(tmp_path_factory.mktemp("api") / "var", shared_embedder)
     yield env
+    env.client.close()
     env.rs.close()
+
+
+_STACK_ENV: dict = {}  # the stack's api_env, built once per session
 
 
 def grant_and_issue(rs, groups: dict, principals: dict) -> dict[str, str]:

@@ -73,6 +73,54 @@ def opensearch_url(request, tmp_path_factory):
         node.stop()
 
 
+# ---- the scale-out stack (RAGSCOPE_TEST_STACK=1 python -m pytest -m stack; tests/stack_mode.py)
+def pytest_collection_modifyitems(config, items):
+    from tests import stack_mode
+
+    for item in items:
+        if stack_mode.selected(item.nodeid):
+            item.add_marker(pytest.mark.stack)
+
+
+@pytest.fixture(scope="session")
+def test_stack(search_node_build_dir):
+    """The stack of this test session (only with RAGSCOPE_TEST_STACK); stopped at the end."""
+    import shutil
+
+    from tests import stack_mode
+
+    if not stack_mode.ENABLED:
+        pytest.skip("RAGSCOPE_TEST_STACK is not set")
+    stack, root = stack_mode.start_stack(search_node_build_dir)
+    yield stack
+    stack.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stack_session(request, embedding_cache_dir):
+    from tests import stack_mode
+
+    if not stack_mode.ENABLED:
+        yield None
+        return
+    resources = stack_mode.StackResources(request.getfixturevalue("test_stack"))
+    mp = pytest.MonkeyPatch()
+    stack_mode.patch_settings(mp, resources)
+    yield resources
+    mp.undo()
+    resources.drop_under(None)
+
+
+@pytest.fixture(autouse=True)
+def _stack_test(request, _stack_session):
+    """After a test: drop the stack's databases/collections of its own tmp_path."""
+    yield
+    tmp = request.node.funcargs.get("tmp_path") if hasattr(request.node, "funcargs") else None
+    if _stack_session is not None and tmp is not None:
+        _stack_session.drop_under(tmp)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def embedding_cache_dir(tmp_path_factory):
     """One folder for the ONNX export of the embedding model per test session, also for the

@@ -93,6 +93,23 @@ def test_stale_tokens_are_found_by_check_and_rewritten_by_repair(two_collections
     assert _found(rs, ["netz-a"])[0] == {"nord.md", "sued.md", "ost.md"}
 
 
+def test_stale_tokens_in_the_exact_search_log_are_found_and_repaired(two_collections):
+    """The log's copy of the tokens (what a filtered vector search reads first) is checked
+    like the indexes' copies: wrong there alone, it is reported and rewritten."""
+    rs = two_collections.rs
+    with rs.store.session() as s:
+        ost = {c.id for c in repo.chunks_of(s, repo.document_by_source(
+            s, "test://ost").active_version_id)}
+    log = rs.vector_index.exact
+    wrong = {c: {**f, "memberships": ["collection:999"]} for c, f in log.fields(ost).items()}
+    assert len(wrong) == len(ost) and log.set_fields(wrong) == len(ost)
+    report = two_collections.check(full=True)
+    assert set(report.memberships_stale) == ost and not report.ok
+    rep = two_collections.repair()
+    assert rep.memberships_synced == len(ost) and rep.after.ok
+    assert _found(rs, ["netz-b"], "semantic_only")[0] == {"ost.md"}
+
+
 def test_reindex_and_inventory_keep_the_collections(two_collections):
     rs = two_collections.rs
     two_collections.reindex()

@@ -171,3 +171,19 @@ def test_upgrade_to_0019_fills_the_content_hash_and_keeps_every_chunk(db_url):
         assert v.id == ver and v.content_sha256 == v.sha256 == "ab" * 32
         assert [c.id for c in repo.chunks_of(s, ver)] == ["c" * 32]
     store.dispose()
+
+
+def test_processes_opening_one_fresh_database_at_once_all_start(db_url):
+    """The stack's API workers open a new PostgreSQL database together: each must come up
+    (the migrations run one after the other), none may fail on the half-created schema."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from backend.store.store import Store; "
+            "s = Store(sys.argv[1]); s.dispose(); print('ok')")
+    procs = [subprocess.Popen([sys.executable, "-c", code, db_url], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=180) for p in procs]
+    assert [o.strip() for o, _ in outs] == ["ok"] * 4, [e[-600:] for _, e in outs]
+    store = Store(db_url)
+    assert current_revision(store.engine) == head_revision()

@@ -275,7 +275,8 @@ class ChromaVectorIndex:
                     metadatas=[_metadata(c) for c in batch],
                 ))
                 if self.exact is not None:
-                    self.exact.add([c.chunk_id for c in batch], vecs[idx])
+                    self.exact.add([c.chunk_id for c in batch], vecs[idx],
+                                   [_filter_fields(_metadata(c)) for c in batch])
 
     def delete(self, chunk_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(chunk_ids))
@@ -343,13 +344,24 @@ class ChromaVectorIndex:
             size = min(len(ids) - pos, max(k - len(kept),
                                            int((k - len(kept)) / max(rate, 1 / OVERFETCH))))
             page = ids[pos:pos + size]
-            metas = self._metadata_calls.call(tuple(page))
+            metas = self._filter_metadata(page)
             kept += [(c, d) for c, d in zip(page, dists[pos:pos + size])
                      if keep(metas.get(c, {}))]
             pos += size
         if len(kept) < k and not exhausted:
             return None
         return kept[:k]
+
+    def _filter_metadata(self, page: list[str]) -> dict[str, dict[str, Any]]:
+        """What the filter tests of these chunks: from the exact-search log's memory where it
+        holds them (no Chroma call: the cost py-spy found in filtered API searches), Chroma's
+        stored metadata for the rest (a format-1 log, a Chroma server, a chunk whose fields
+        record a reader has not seen yet)."""
+        known = self.exact.fields(page) if self.exact is not None else {}
+        missing = tuple(c for c in page if c not in known)
+        if missing:
+            known = {**known, **self._metadata_calls.call(missing)}
+        return known
 
     def _nearest(self, query: np.ndarray, n_results: int) -> list[tuple[list[str], list[float]]]:
         """(ids, distances) of the `n_results` nearest chunks of each query row, no filter;
@@ -401,17 +413,30 @@ class ChromaVectorIndex:
         """Replace the membership tokens of stored chunks in place (no re-embedding);
         ids not in the collection are skipped (Chroma's update would refuse the batch)."""
         with self.lock.hold("update memberships"):
-            have = set(self.get_metadata(list(tokens)))
+            have = self.get_metadata(list(tokens))
             ids = [cid for cid in tokens if cid in have]
             for start in range(0, len(ids), self._max_batch):
                 part = ids[start:start + self._max_batch]
                 metas = [{MEMBERSHIPS: sorted(set(tokens[c])) or None} for c in part]
                 self._write("update memberships", lambda col, part=part, metas=metas:
                             col.update(ids=part, metadatas=metas))
+                if self.exact is not None:  # after Chroma: the log is what searches read
+                    self.exact.set_fields({c: _filter_fields({**have[c], **m})
+                                           for c, m in zip(part, metas)})
 
     def memberships(self, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        """Tokens per chunk in Chroma's metadata (what Chroma's `where` reads); the log's copy
+        (what filtered searches read first) is `memberships_in_log`, and `check` compares
+        both with the store."""
         return {cid: set(m.get(MEMBERSHIPS) or []) for cid, m in
                 self.get_metadata(chunk_ids).items()}
+
+    def memberships_in_log(self, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        """The tokens the exact-search log holds for these chunks (where it holds fields)."""
+        if self.exact is None:
+            return {}
+        return {cid: set(f.get(MEMBERSHIPS) or []) for cid, f in
+                self.exact.fields(chunk_ids).items()}
 
     def get_metadata(self, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Stored metadata of the given chunks (missing ids are left out)."""
@@ -520,6 +545,14 @@ class _Matcher:
         return (all(not toks.isdisjoint(g) for g in self.groups)
                 and (self.docs is None or meta.get("document_id") in self.docs)
                 and (self.types is None or meta.get("doc_type") in self.types))
+
+
+FILTER_FIELDS = ("document_id", "doc_type", MEMBERSHIPS)  # what `_Matcher` tests
+
+
+def _filter_fields(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a chunk's Chroma metadata that filters test, for the exact-search log."""
+    return {k: meta[k] for k in FILTER_FIELDS if meta.get(k) is not None}
 
 
 def _metadata(chunk: IndexedChunk) -> dict[str, Any]:

@@ -133,9 +133,13 @@ def _stale_memberships(cs: "Consistency", ids: list[str], report: CheckReport) -
     """Chunks whose stored membership tokens (in either index) differ from the store's."""
     want = memberships.expected_tokens(cs.rs, ids)
     stale: set[str] = set()
-    for name, index in (("vector", cs.rs.vector_index), ("keyword", cs.rs.keyword_index)):
+    vec = cs.rs.vector_index
+    copies = [("vector", vec.memberships), ("keyword", cs.rs.keyword_index.memberships)]
+    if hasattr(vec, "memberships_in_log"):  # the exact-search log's copy (filtered searches)
+        copies.append(("vector log", vec.memberships_in_log))
+    for name, read in copies:
         try:
-            have = index.memberships(ids)
+            have = read(ids)
         except Exception as exc:
             report.errors.append(f"{name} index: cannot read memberships ({exc})")
             continue

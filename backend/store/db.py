@@ -1,7 +1,9 @@
 """Engine creation and schema migrations (Alembic, run in-process on open)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from alembic import command
 from alembic.config import Config
@@ -44,12 +46,43 @@ def alembic_config(engine: Engine) -> Config:
     return cfg
 
 
+# pg_advisory_xact_lock key of the migrations ("ragscope" in ASCII, fits a bigint)
+MIGRATION_LOCK = 0x72616773636F7065
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to `revision` in place; existing data is kept."""
+    """Bring the schema to `revision` in place; existing data is kept. On PostgreSQL the
+    migration holds an advisory lock until it commits: processes that open one fresh
+    database at once (the stack's API workers) migrate one after the other, and the later
+    ones find the schema at head (without it the second `CREATE TABLE alembic_version` fails
+    and the worker dies at start-up)."""
     cfg = alembic_config(engine)
-    with engine.begin() as conn:
+    with _sqlite_file_lock(engine), engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
+
+
+@contextmanager
+def _sqlite_file_lock(engine: Engine) -> Iterator[None]:
+    """SQLite: an exclusive flock on `<database>.migrate.lock` for the migration (pysqlite
+    runs DDL outside a transaction, so two processes both create `collections`; the
+    dashboard and the API of `python -m backend up` open a fresh data dir together)."""
+    db = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not db or db == ":memory:" or db.startswith("file:"):
+        yield
+        return
+    import fcntl
+    import os
+
+    fd = os.open(f"{db}.migrate.lock", os.O_RDWR | os.O_CREAT, 0o600)  # private as the db
+    with os.fdopen(fd, "r+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def current_revision(engine: Engine) -> str | None:
