@@ -2,7 +2,7 @@
 artifacts cache) and from the cache; the extractive summary of the same document.
 
 The document: a 300-page PDF (fpdf2, DejaVu) made of the sample corpus's texts
-(data/sample_texts.py: minutes, policies, manuals, reports, release notes) repeated with a
+(data/sample_texts/: minutes, policies, manuals, reports, release notes) repeated with a
 part number, so it has realistic decisions, actions, deadlines, config keys and tables on
 every page. It is ingested once (real extraction, structure, chunking and embeddings) into
 --data-dir and reused; ingestion is not measured here.

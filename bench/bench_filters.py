@@ -3,7 +3,7 @@ the indexes (membership tokens, docs/retrieval.md "Filters") against the same qu
 unfiltered and against the earlier way (the collection resolved to a `$in` list of document
 ids in the store), on a corpus of `--docs` documents.
 
-Corpus: bench/bench_retrieval.py's generator (German/English texts, sections, synthetic
+Corpus: bench/retrieval_corpus.py's generator (German/English texts, sections, synthetic
 MiniLM-shaped vectors) with `--chunks-per-doc` chunks per document, written straight into the
 store and both indexes; then four collections: `all` (every document), `half` (every 2nd),
 `tenth` (every 10th), `hundredth` (every 100th), linked in the store and written to the
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import backend  # noqa: E402,F401  (offline flags, thread env before numpy)
 
 import bench_retrieval as br  # noqa: E402
+from bench import retrieval_corpus as corpus  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Collection filters (issue 15)"
@@ -50,7 +51,7 @@ def build(data_dir: Path, n_docs: int, per_doc: int, log) -> dict:
     from backend.store.models import Collection, CollectionDocument
 
     marker = data_dir / MARKER
-    want = {"gen": br.GEN_VERSION, "docs": n_docs, "per_doc": per_doc}
+    want = {"gen": corpus.GEN_VERSION, "docs": n_docs, "per_doc": per_doc}
     if marker.exists() and json.loads(marker.read_text()).get("want") == want:
         log(f"reusing {data_dir}")
         return json.loads(marker.read_text())
@@ -58,9 +59,9 @@ def build(data_dir: Path, n_docs: int, per_doc: int, log) -> dict:
 
     shutil.rmtree(data_dir, ignore_errors=True)
     data_dir.mkdir(parents=True)
-    br.CHUNKS_PER_DOC = per_doc
+    corpus.CHUNKS_PER_DOC = per_doc
     t0 = time.perf_counter()
-    info = br.build_corpus(data_dir, n_docs * per_doc, log)
+    info = corpus.build_corpus(data_dir, n_docs * per_doc, log)
     rs = Ragscope(Settings(data_dir=data_dir))
     t1 = time.perf_counter()
     with rs.store.session() as s:
@@ -113,8 +114,8 @@ def measure(data_dir: Path, n_queries: int, warmup: int, log) -> dict:
         stage_flts += [(f"{n}: index", members, True),
                        (f"{n}: index, Chroma where", members, False),
                        (f"{n}: doc ids (before)", IndexFilter(document_ids=docs[n]), False)]
-    queries = br.make_queries(n_queries, br.SEED + 2)
-    warm = br.make_queries(warmup, br.SEED + 3)
+    queries = corpus.make_queries(n_queries, corpus.SEED + 2)
+    warm = corpus.make_queries(warmup, corpus.SEED + 3)
     embs = {q: rs.embedder.encode_query(parse_query(q, inventory=False).text)
             for q in queries + warm}
     times: dict[str, list[float]] = {}

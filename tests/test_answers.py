@@ -204,7 +204,7 @@ def test_uploads_come_before_crawled_pages_only_on_ties():
 def test_a_version_number_is_no_value_unless_a_version_is_asked():
     """"Default value" asks for a number, but "removed in version 4.0" carries none beyond
     the version; asked for the version, the same sentence has it."""
-    from backend.answer.evidence.scoring import analyse, new_value
+    from backend.answer.evidence.question import analyse, new_value
 
     sentence = "The old key will be removed in version 4.0."
     assert not new_value(analyse("What is the default value of gateway.max_connections?"),

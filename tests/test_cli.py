@@ -67,7 +67,7 @@ def test_ingest_batch_with_bad_files_reports_each_and_exits_nonzero(tmp_path):
 def test_sample_corpus_matches_its_goldenset():
     sys.path.insert(0, str(ROOT / "data"))
     try:
-        import make_samples
+        import check_samples
     finally:
         sys.path.pop(0)
-    assert make_samples.check() == 0
+    assert check_samples.check() == 0

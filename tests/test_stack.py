@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from backend.deploy.postgres import pg_bin
+from backend.deploy.processes import alive
 from backend.index.search_node import free_port, port_free
-from backend.deploy.stack import alive, pg_bin
 from tests.conftest import ROOT, SAMPLES
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

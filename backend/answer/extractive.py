@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterator
 
+from backend.answer.evidence.question import terms
 from backend.answer.evidence.scoring import (
     WEIGHTS,
     Assessment,
@@ -17,7 +18,6 @@ from backend.answer.evidence.scoring import (
     Scored,
     Weights,
     assess,
-    terms,
 )
 from backend.answer.evidence.crosslingual import CrossLingual
 from backend.answer.evidence.sentences import split_sentences  # noqa: F401  (re-exported)

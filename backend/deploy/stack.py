@@ -14,20 +14,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from backend.config import Settings
-from backend.errors import ConfigError, RagscopeError
+from backend.deploy.postgres import DATABASE, Postgres, postgres_can_enter
+from backend.deploy.processes import StackError, alive, http_ok, tail, terminate_group
+from backend.errors import ConfigError
 from backend.index.search_node import SearchNode, build_dir, port_free
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,8 +34,6 @@ DEFAULT_PORTS = {"postgres": 5433, "chroma": 8100, "search": 9200, "api": 8000,
                  "dashboard": 8501}
 START_TIMEOUT_S = {"postgres": 60.0, "chroma": 60.0, "search": 180.0, "api": 180.0,
                    "dashboard": 90.0, "scheduler": 30.0}
-STOP_TIMEOUT_S = 20.0
-DATABASE = "ragscope"
 # uvicorn's log with the worker's pid on every line: which worker served a request
 UVICORN_LOG_CONFIG = {
     "version": 1, "disable_existing_loggers": False,
@@ -57,10 +53,6 @@ UVICORN_LOG_CONFIG = {
         "uvicorn.error": {"level": "INFO"},
         "uvicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False}},
 }
-
-
-class StackError(RagscopeError):
-    """A part of the stack could not be started or stopped; the message names it."""
 
 
 @dataclass
@@ -300,164 +292,7 @@ class Stack:
         return stopped
 
 
-# ---- PostgreSQL ----------------------------------------------------------------------
-class Postgres:
-    """A cluster in `home`/data on 127.0.0.1:`port` (TCP only, trust for local users), run
-    by pg_ctl as the current user, or as `postgres` when that is root (the server refuses
-    root), like .ci/run."""
-
-    def __init__(self, home: Path, port: int, log: Path):
-        self.home, self.port, self.log = home, port, log
-        self.data = home / "data"
-        self.bin = pg_bin()
-
-    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        cmd = [str(self.bin / args[0]), *args[1:]]
-        if os.geteuid() == 0:
-            cmd = ["su", "postgres", "-s", "/bin/sh", "-c", shlex.join(cmd)]
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        if check and res.returncode != 0:
-            raise StackError(f"{args[0]} failed: {(res.stdout + res.stderr).strip()[-800:]}")
-        return res
-
-    def start(self) -> None:
-        self.home.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            shutil.chown(self.home, "postgres")
-            parent = self.home.parent  # the stack dir: postgres may pass through, not list
-            parent.chmod(parent.stat().st_mode | 0o001)
-            if not postgres_can_enter(self.home, "-w"):
-                raise StackError(f"the postgres user cannot write {self.home}: choose a --dir "
-                                 "whose parent folders others may enter (chmod o+x)")
-        if not (self.data / "PG_VERSION").exists():
-            self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres",
-                      "-E", "UTF8", "--locale=C.UTF-8")
-        self._link_log()
-        try:
-            self._run("pg_ctl", "-D", str(self.data), "-l", str(self.home / "server.log"),
-                      "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k ''", "-w",
-                      "-t", "60", "start")
-            self._create_database()
-        except BaseException:
-            self.stop()  # not yet in stack.json: nobody else would stop it
-            raise
-
-    def _create_database(self) -> None:
-        have = self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                         "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'")
-        if have.stdout.strip() != "1":
-            self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                      DATABASE)
-
-    def _link_log(self) -> None:
-        """The server's log (owned by postgres) is also the stack's postgres.log."""
-        if self.log.is_symlink() or self.log.exists():
-            self.log.unlink()
-        self.log.symlink_to(self.home / "server.log")
-
-    def pid(self) -> int | None:
-        try:
-            return int((self.data / "postmaster.pid").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
-
-    def stop(self) -> bool:
-        pid = self.pid()
-        if not pid or not alive(pid):
-            return False
-        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop", check=False)
-        terminate_group(pid)  # when pg_ctl could not stop it
-        return True
-
-    @staticmethod
-    def answers(port: int) -> tuple[bool, str]:
-        import psycopg
-
-        try:
-            with psycopg.connect(host="127.0.0.1", port=port, user="postgres",
-                                 dbname=DATABASE, connect_timeout=2) as c:
-                return c.execute("SELECT 1").fetchone() == (1,), ""
-        except psycopg.Error as exc:
-            return False, str(exc).strip().splitlines()[0][:200]
-
-
-def postgres_can_enter(path: Path, test: str = "-x") -> bool:
-    probe = subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c",
-                            f"test {test} {shlex.quote(str(path))}"], capture_output=True)
-    return probe.returncode == 0
-
-
-def pg_bin() -> Path:
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-                   key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0)
-    if found:
-        return found[-1].parent
-    which = shutil.which("initdb")
-    if which:
-        return Path(which).parent
-    raise StackError("PostgreSQL's initdb/pg_ctl not found (/usr/lib/postgresql/*/bin): "
-                     "apt-get install postgresql")
-
-
-# ---- processes and probes -------------------------------------------------------------
-def alive(pid: int) -> bool:
-    """The process exists and is no zombie."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def terminate_group(pid: int | None, timeout: float = STOP_TIMEOUT_S) -> bool:
-    """SIGTERM the process group `pid` leads (uvicorn's workers, chroma's children), SIGKILL
-    after `timeout`; True when it was running."""
-    if not pid or not alive(pid):
-        return False
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):  # no group of its own: the process
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                return True
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if not alive(pid) and not group_members(pid):
-                return True
-            time.sleep(0.2)
-    raise StackError(f"pid {pid} did not stop")
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live processes of process group `pgid` (workers outliving their supervisor)."""
-    out = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[2] == str(pgid) and fields[0] != "Z":
-                out.append(int(d.name))
-    return out
-
-
-def http_ok(url: str, timeout: float = 3.0) -> tuple[bool, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            return resp.status == 200, ""
-    except urllib.error.HTTPError as exc:
-        return False, f"HTTP {exc.code}"
-    except (urllib.error.URLError, OSError) as exc:
-        return False, str(getattr(exc, "reason", exc))[:200]
-
-
+# ---- probes --------------------------------------------------------------------------
 def api_workers_ready(log: Path, offset: int = 0) -> set[int]:
     """Pids of the live uvicorn workers whose start-up completed, from the stack's api.log
     after `offset` (where this start began writing)."""
@@ -474,15 +309,6 @@ def api_workers_ready(log: Path, offset: int = 0) -> set[int]:
             if pid.isdigit() and alive(int(pid)):
                 pids.add(int(pid))
     return pids
-
-
-def tail(path: Path, lines: int = 15) -> str:
-    """The log's last lines without terminal colours (Chroma writes them to files too)."""
-    try:
-        text = Path(path).read_text(errors="replace")
-    except OSError:
-        return "(no log)"
-    return "\n".join(re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines()[-lines:])
 
 
 def status_json(parts: list[PartStatus]) -> str:

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from backend.answer.evidence.scoring import Encoder, _matches, terms
+from backend.answer.evidence.question import _matches, terms
+from backend.answer.evidence.scoring import Encoder
 from backend.answer.evidence.sentences import split_sentences
 from backend.llm.base import Evidence
 
