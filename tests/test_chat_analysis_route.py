@@ -198,7 +198,9 @@ def test_other_questions_are_answered_by_retrieval(chat_rs, question, why):
     route = _route(chat_rs, msg)
     assert route["route"] == "retrieval" and why in route["why"], route
     stages = [s["name"] for s in _trace(chat_rs, msg)["trace"]["stages"]]
-    assert stages[:2] == ["route", "query"]  # the retrieval trace follows the route stage
+    # the retrieval trace follows the route stage and the follow-up check (chat/followup.py),
+    # which says that a first question is retrieved as asked
+    assert stages[:3] == ["route", "rewrite", "query"]
 
 
 def test_the_route_can_be_switched_off(chat_rs):
