@@ -84,7 +84,10 @@ def test_streamlit_run_app_py_serves_the_dashboard_behind_the_gate():
         config._main_script_path = pinned
     assert isinstance(module.app, st.App)
     assert module.app.script_path.resolve() == ROOT / "app.py"
-    assert [m.cls for m in module.app._user_middleware] == [upload_gate.UploadGate]
+    from backend.ui.shell import BaseUrlHint
+
+    # the gate first, in front of everything; then the page-shell hint (backend/ui/shell.py)
+    assert [m.cls for m in module.app._user_middleware] == [upload_gate.UploadGate, BaseUrlHint]
 
 
 # ---- the gate ------------------------------------------------------------------------------
