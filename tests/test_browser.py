@@ -190,6 +190,8 @@ def _uploader(page):
     except AssertionError:
         page.reload()
         _settled(page)
+        if "/upload" not in page.url:  # a loaded CI run once landed on Home here: open it again
+            _nav(page, "Upload")
     expect(uploader).to_be_attached()
     return uploader
 
