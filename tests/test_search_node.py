@@ -173,3 +173,30 @@ def test_the_build_is_reused_until_the_sources_change(tmp_path, search_node_buil
     stamp.write_text(json.dumps({"hash": "older-sources"}))
     _, again = build(settings)
     assert again is not None and json.loads(stamp.read_text())["hash"] == source_hash()
+
+
+def test_a_prober_connected_to_itself_is_not_an_answer():
+    """Polling a port nobody listens on yet can connect the prober to itself (TCP
+    self-connect in the ephemeral range): the request comes back as the status line. A CI run
+    died on that BadStatusLine; it must read as "not healthy yet"."""
+    import threading
+
+    from backend.index.search_node import http_json
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def echo():  # what a self-connected socket does: the request is what comes back
+        conn, _ = srv.accept()
+        with conn:
+            conn.sendall(conn.recv(4096))
+
+    t = threading.Thread(target=echo, daemon=True)
+    t.start()
+    try:
+        port = srv.getsockname()[1]
+        assert http_json(f"http://127.0.0.1:{port}/_cluster/health", timeout=5) is None
+    finally:
+        t.join(timeout=5)
+        srv.close()

@@ -14,6 +14,7 @@ later starts reuse it. Each node keeps its data and log under
 and `status` work from any later process."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -82,11 +83,14 @@ def _alive(pid: int) -> bool:
 
 
 def http_json(url: str, timeout: float = 2.0) -> dict | None:
-    """GET a JSON document; None when nothing (or nothing JSON) answers."""
+    """GET a JSON document; None when nothing (or nothing JSON) answers. A port nobody
+    listens on yet can connect to the prober itself (TCP self-connect, when the port lies in
+    the ephemeral range): the request comes back as the "status line", which is not an
+    answer either (http.client.HTTPException)."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp:
             return json.loads(resp.read())
-    except (urllib.error.URLError, OSError, ValueError):
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError):
         return None
 
 
