@@ -10,7 +10,8 @@ The analysis routes (`/api/documents/{id}/analysis` and `/analysis/{extractor}`,
 `/section-summary`, `/compare`, `/compare-version`, `/compare-document/{other}`,
 `/cross-references`, `/api/cross-references`, `POST /api/cross-reference`) are in
 routes_analysis.py, their MCP tools in mcp_analysis.py; the chatbot routes
-(`/api/chatbots/*`) in routes_chatbots.py."""
+(`/api/chatbots/*`) in routes_chatbots.py; rating an answer
+(`POST /api/chat/messages/{id}/feedback`) in routes_feedback.py."""
 from __future__ import annotations
 
 import contextlib
@@ -74,6 +75,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
         routes_analysis,
         routes_chatbots,
         routes_documents,
+        routes_feedback,
         routes_local,
         routes_search,
         routes_system,
@@ -101,7 +103,8 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     app.state.local_secret = None  # set by `python -m backend api` (backend/bridge/)
     errors.install(app)
     for r in (routes_search.router, routes_documents.router, routes_analysis.router,
-              routes_chatbots.router, routes_system.router, routes_local.router):
+              routes_chatbots.router, routes_feedback.router, routes_system.router,
+              routes_local.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate
         route.app = TokenGate(route.app, rs)

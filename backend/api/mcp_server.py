@@ -25,6 +25,7 @@ from pydantic import Field, ValidationError
 
 from backend import __version__
 from backend.services import documents, library, navigation, search as search_service
+from backend.services import feedback as feedback_service
 from backend.security.access import Actor, scope_of
 from backend.api import errors, mcp_analysis, serialise
 from backend.api.deps import actor_for
@@ -251,6 +252,18 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
                                               collections=collections):
             pass
         return serialise.answer(last.session.uuid, last.message)
+
+    @mcp.tool(description="Rate an answer of answer_question (its message_id) with a thumbs "
+                          "up or down and an optional note on what was right or wrong; "
+                          "rating null withdraws your rating. Only answers of your own "
+                          "sessions can be rated.")
+    @_tool
+    def rate_answer(ctx: Context, message_id: Annotated[int, Field(ge=1, le=2**53)],
+                    rating: Literal["up", "down"] | None,
+                    note: Annotated[str, Field(max_length=2000)] = "") -> dict[str, Any]:
+        fb = feedback_service.rate(rs, auth.actor(ctx), message_id, rating, note)
+        return {"message_id": message_id, "rated": fb is not None,
+                **(fb.to_dict() if fb is not None else {})}
 
     mcp_analysis.register(mcp, rs, auth, _tool)  # analyze_document, summarize_document, ...
     _strict(mcp)

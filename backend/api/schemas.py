@@ -322,3 +322,19 @@ class UploadAccepted(BaseModel):
 class Health(BaseModel):
     status: Literal["ok"]
     version: str
+
+
+class FeedbackRequest(Strict):
+    rating: Literal["up", "down"] | None = Field(
+        ..., description="thumbs up or down; null withdraws your rating")
+    note: str = Field("", max_length=2000, description="optional: what was right or wrong")
+
+
+class FeedbackOut(BaseModel):
+    message_id: int
+    rated: bool
+    rating: Literal["up", "down"] | None = None
+    note: str = ""
+    user: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
