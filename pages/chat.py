@@ -1,6 +1,7 @@
 """Chat: sessions with a UUID in the URL (?session=…), listed in the sidebar by last activity;
 inline rename, delete, per-session settings; answers stream in with checked citations, their
-sources (with links to the document and to the retrieval trace), tokens, cost and latency.
+sources (with links to the document and to the retrieval trace), tokens, cost and latency,
+and a thumbs up/down with an optional note (pages/_feedback.py).
 All logic is in backend/chat/service.py."""
 import time
 
@@ -32,6 +33,7 @@ from backend.ui.citations import (
     trace_params,
     trace_url,
 )
+from pages._feedback import feedback_row, ratings
 from pages._common import (
     cached_filter_options,
     current_scope,
@@ -54,6 +56,7 @@ CHAT_TITLE = "chat.title."  # + uuid
 CHAT_OPEN = "chat.open."  # + uuid
 CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widgets)
 CHAT_CITE = "chat.cite."  # + message id + "." + n: a citation's passage popover
+CHAT_FEEDBACK = "chat.feedback."  # + message id + ".thumbs" / ".note": rating an answer
 PROFILE_LABELS = {"markdown": "Markdown", "plain": "Plain text (checked and cleaned)"}
 STREAM_RENDER_S = 0.15  # a streamed answer is re-rendered (and re-sanitised) at most this often
 
@@ -154,7 +157,7 @@ def _citations(m: MessageInfo, question: str | None) -> None:
                              query_params=trace_params(m.trace_id, question))
 
 
-def _render_answer(m: MessageInfo, question: str | None = None) -> None:
+def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> None:
     if m.notice:
         st.warning(md_escape(m.notice), icon=":material/info:")
     if m.fallback:
@@ -199,6 +202,7 @@ def _render_answer(m: MessageInfo, question: str | None = None) -> None:
                     st.markdown(f"**{md_escape(heading)}**")
                     for src in group:
                         st.markdown(_source_line(src, m.trace_id, question))
+    feedback_row(CHAT_FEEDBACK, m.id, rating)
 
 
 def _settings_form(sess: SessionInfo) -> None:
@@ -331,13 +335,15 @@ st.caption(f"{md_escape(LABELS[sess.settings.provider])} · "
 _settings_form(sess)
 
 asked = None
-for m in svc.messages(sess.uuid, scope=scope, user=owner):
+history = svc.messages(sess.uuid, scope=scope, user=owner)
+rated = ratings([m.id for m in history if m.role == "assistant"])
+for m in history:
     with st.chat_message(m.role):
         if m.role == "user":
             asked = m.content
             st.markdown(_text_md(m.content))
         else:
-            _render_answer(m, asked)
+            _render_answer(m, asked, rated.get(m.id))
 
 question = st.chat_input("Ask a question about your documents", key=CHAT_INPUT)
 if question is not None:

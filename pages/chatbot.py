@@ -15,9 +15,11 @@ from backend.security.safe_markdown import md_link
 from backend.ui import state as K
 from backend.ui.citations import linkable, source_heading, source_passage_markdown
 from pages._chatbot_common import get_bots, sources_rows
+from pages._feedback import feedback_row, ratings
 from pages._common import current_actor, is_embedded, md_escape, require_page
 
 BOT_CITE = "bot.cite."  # + message id + "." + n: a citation's passage popover
+BOT_FEEDBACK = "bot.feedback."  # + message id + ".thumbs" / ".note": rating an answer
 
 require_page("viewer", "chatbots")
 bots = get_bots()
@@ -86,11 +88,13 @@ uuid = sessions.get(slug)
 with st.chat_message("assistant"):
     st.markdown(md_escape(bot.config.welcome_message))
 history = bots.conversation(actor, slug, uuid, published_only=True) if uuid else []
+rated = ratings([m.id for m in history if m.role == "assistant"])
 for m in history:
     with st.chat_message(m.role):
         st.markdown(md_escape(m.content))
         if m.role == "assistant":
             _cited(m.sources, m.id)
+            feedback_row(BOT_FEEDBACK, m.id, rated.get(m.id), chatbot=slug)
 question = st.chat_input("Your question", key=K.BOT_CHAT_INPUT)
 if question:
     with st.chat_message("user"):
@@ -108,3 +112,4 @@ if question:
             if ans.sources and not ans.fallback_used:
                 with st.expander("Sources"):
                     st.dataframe(sources_rows(ans.sources), hide_index=True)
+            feedback_row(BOT_FEEDBACK, ans.message_id, None, chatbot=slug)

@@ -236,3 +236,25 @@ def test_a_model_answer_keeps_its_markdown_but_not_document_links(monkeypatch, d
     assert "](http://" in stored and hazards(el.value, citation_links=True) == [], el.value
     assert {"heading_open", "strong_open", "bullet_list_open", "table_open"} <= \
         token_types(el.value)
+
+
+def test_an_answer_is_rated_with_a_note_on_the_chat_page(monkeypatch, data, service):
+    from backend.security.access import Actor
+    from backend.services import feedback
+
+    at = page(monkeypatch, data, "chat")
+    at.chat_input(key="chat.input").set_value(
+        "Which configuration key replaced gateway.maxConn?").run()
+    uuid = service.list_sessions("viewer")[0].uuid
+    answer = service.messages(uuid, scope=EVERYTHING)[1]
+    (thumbs,) = [w for w in at.get("feedback") if w.key == f"chat.feedback.{answer.id}.thumbs"]
+    thumbs.set_value(0).run()  # thumbs down
+    assert not at.exception, [e.value for e in at.exception]
+    assert feedback.feedback_of(service.rs, Actor("viewer", "viewer"), [answer.id])[
+        answer.id].rating == "down"
+    at.text_area(key=f"chat.feedback.{answer.id}.note").set_value("the key is older").run()
+    at.button(key=f"chat.feedback.{answer.id}.note.save").click().run()
+    (row,) = feedback.rated_answers(service.rs, Actor("viewer", "viewer"))
+    assert (row.feedback.rating, row.feedback.note, row.trace_id) == (
+        "down", "the key is older", answer.trace_id)
+    assert any("your feedback is stored" in c.value for c in at.caption)
