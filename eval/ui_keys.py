@@ -37,6 +37,14 @@ EVAL_MARK_ADD = "evaluation.mark_add"
 EVAL_SAVE = "evaluation.save"
 EVAL_DELETE = "evaluation.delete"
 EVAL_FLASH = "evaluation.flash"
+# rated answers (answer feedback, issue 23): filters, the answer picked, its goldenset draft
+EVAL_FB_RATING = "evaluation.fb_rating"
+EVAL_FB_TEXT = "evaluation.fb_text"
+EVAL_FB_WHO = "evaluation.fb_who"
+EVAL_FB_DAYS = "evaluation.fb_days"
+EVAL_FB_PICK = "evaluation.fb_pick"
+EVAL_FB_DRAFT = "evaluation.fb_draft"  # + "." + message id + "." + field
+EVAL_FB_SAVE = "evaluation.fb_save"
 
 DEFAULTS: dict[str, Any] = {
     EVAL_CONFIGS: ["hybrid", "semantic_only", "lexical_only"],

@@ -1,7 +1,8 @@
 """Evaluation: pick a goldenset and retrieval configurations, run them with progress; metric
 tables and charts (bars per configuration, per-query heatmap, history of runs), from a query to
 its retrieval trace on the query-debug page, two runs compared with significance tests; the
-goldenset editor (add and edit questions, mark relevant documents from search results).
+goldenset editor (add and edit questions, mark relevant documents from search results);
+rated answers (thumbs up/down from the chat and chatbots) turned into goldenset questions.
 Viewers see results; running and editing need the editor role."""
 import plotly.express as px
 import plotly.graph_objects as go
@@ -18,6 +19,7 @@ from eval.judge import LLM_PROVIDERS
 from eval.runner import DEFAULT_METRICS
 from eval.store import get_goldenset, get_run, list_goldensets
 from backend.security.safe_markdown import md_link
+from pages._eval_feedback import render as rated_answers
 from pages._common import (
     current_scope,
     get_rs,
@@ -60,6 +62,8 @@ with st.expander("Load a bundled goldenset", expanded=not stored):
     st.caption("BEIR datasets: `python -m eval import-beir DIR` (see docs/evaluation.md).")
 if not stored:
     st.info("No goldenset stored yet.")
+    st.subheader("Rated answers", anchor=False)
+    rated_answers(rs, can_edit=can_edit, goldensets=[], is_admin=user.role == "admin")
     st.stop()
 if st.session_state.get(E.EVAL_GOLDENSET) not in stored:
     st.session_state[E.EVAL_GOLDENSET] = next(iter(stored))
@@ -69,8 +73,11 @@ name = st.selectbox("Goldenset", list(stored), key=E.EVAL_GOLDENSET, format_func
 gs = get_goldenset(rs, name, scope=scope)
 configs = load_configs()
 
-run_tab, res_tab, hist_tab, cmp_tab, edit_tab = st.tabs(
-    ["Run", "Results", "History", "Compare runs", "Goldenset editor"])
+run_tab, res_tab, hist_tab, cmp_tab, edit_tab, rated_tab = st.tabs(
+    ["Run", "Results", "History", "Compare runs", "Goldenset editor", "Rated answers"])
+with rated_tab:  # answers rated in the chat and chatbots -> goldenset questions
+    rated_answers(rs, can_edit=can_edit, goldensets=list(stored),
+                  is_admin=user.role == "admin")
 
 # ---- run ----------------------------------------------------------------------------------
 

@@ -173,3 +173,48 @@ def test_empty_store_offers_the_bundled_goldenset(page, tmp_path):
 
 def _rs(data: Path) -> Ragscope:
     return Ragscope(Settings(data_dir=data))
+
+
+def test_rated_answers_are_listed_and_one_becomes_a_goldenset_question(page, corpus):
+    from backend.chat.service import ChatService
+    from backend.security.access import Actor
+    from backend.services import feedback
+
+    rs = _rs(corpus)
+    chat = ChatService(rs)
+    sess = chat.create_session("viewer")
+    ans = chat.ask(sess.uuid, "When is pump P-2 serviced?", scope=EVERYTHING).message
+    assert any(s["cited"] and s["filename"] == "pumps.md" for s in ans.sources)
+    feedback.rate(rs, Actor("viewer", "viewer"), ans.id, "up", "exactly right")
+    other = chat.create_session("editor")
+    mine = chat.ask(other.uuid, "Which port does the gateway use?", scope=EVERYTHING).message
+    feedback.rate(rs, Actor("editor", "editor"), mine.id, "down", "port changed")
+    rs.close()
+
+    at = page(corpus, "admin")
+    rated = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    assert set(rated["note"]) == {"exactly right", "port changed"}
+    assert set(rated["who"]) == {"viewer", "editor"}
+    assert all(str(t).startswith("query_debug?trace=") for t in rated["trace"])
+    at.selectbox(key=E.EVAL_FB_RATING).set_value("up").run()
+    rated = next(d.value for d in at.dataframe if "note" in d.value.columns)
+    assert list(rated["question"]) == ["When is pump P-2 serviced?"]
+    at.selectbox(key=f"{E.EVAL_FB_DRAFT}.target").set_value("__new__").run()
+    k = f"{E.EVAL_FB_DRAFT}.{ans.id}.__new__."
+    assert at.text_area(key=k + "question").value == "When is pump P-2 serviced?"
+    assert at.text_area(key=k + "documents").value == "pumps.md"
+    assert "March" in at.text_area(key=k + "answer").value
+    assert "[1]" not in at.text_area(key=k + "answer").value
+    at.text_input(key=k + "name").input("from-feedback")
+    at.text_area(key=k + "answer").input("Every March.")
+    at.button(key=f"FormSubmitter:{k}form-Save as goldenset question").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (q,) = get_goldenset(_rs(corpus), "from-feedback").queries
+    assert (q.question, q.reference_answer) == ("When is pump P-2 serviced?", "Every March.")
+    assert [(r.doc, r.grade) for r in q.relevant] == [("pumps.md", 2)]
+    assert "thumbs-up" in q.tags and q.reference_contexts
+
+    viewer = page(corpus, "viewer")  # a viewer sees the ratings they gave, no draft form
+    rated = next(d.value for d in viewer.dataframe if "note" in d.value.columns)
+    assert list(rated["who"]) == ["viewer"]
+    assert any("needs the editor role" in c.value for c in viewer.caption)
