@@ -16,7 +16,7 @@ from eval.runner import DocKeys
 from eval.store import get_goldenset, next_query_id, put_query, save_goldenset
 
 CITE_MARK = re.compile(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]")
-THUMB = {"up": "👍", "down": "👎"}
+THUMB = {"up": "👍 up", "down": "👎 down"}
 
 
 def rows(items: list[RatedAnswer]) -> list[dict]:
