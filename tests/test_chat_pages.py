@@ -156,13 +156,22 @@ def test_costs_page_charts_and_csv(monkeypatch, data, service):
 
     priced = ChatService(service.rs, provider_factory=lambda n: FakeProvider("Answer [1]."))
     s1 = priced.create_session("viewer", provider="anthropic", collections=["samples"])
-    priced.ask(s1.uuid, "How expensive is this?", scope=EVERYTHING)
+    priced.ask(s1.uuid, "Which configuration key replaced gateway.maxConn?",
+               scope=EVERYTHING)  # evidence found: the model is asked (and priced)
     s2 = service.create_session("editor")
     service.ask(s2.uuid, "What changed in version 3.2.0?", scope=EVERYTHING)
 
     at = page(monkeypatch, data, "costs", user="admin")
-    assert at.get("plotly_chart") and len(at.get("plotly_chart")) == 3
-    assert [m.value for m in at.metric][:1] == ["2"]
+    assert _chart_titles(at) == [
+        "Tokens per day by model", "Median latency per day by model (question to last token)",
+        "Cost per day by model (USD)", "Answers per day by answer method"]
+    assert [m.value for m in at.metric][:2] == ["2", "1"]  # answers, by a language model
+    assert not [i for i in at.info if "No priced model" in i.value]
+    top = next(d.value for d in at.dataframe if "cost_usd" in d.value.columns
+               and "session_title" in d.value.columns)
+    assert list(top["user"]) == ["viewer"] and (top["cost_usd"] > 0).all()
+    methods = next(d.value for d in at.dataframe if "answer method" in d.value.columns)
+    assert list(methods["answer method"]) == ["extractive"]
     assert at.get("download_button")
     for group in ("user", "session", "collection"):
         at.selectbox(key="costs.group").set_value(group).run()
@@ -170,6 +179,34 @@ def test_costs_page_charts_and_csv(monkeypatch, data, service):
 
     viewer = page(monkeypatch, data, "costs", user="viewer")
     assert [m.value for m in viewer.metric][:1] == ["1"]  # only the viewer's own answers
+
+
+def _chart_titles(at: AppTest) -> list[str]:
+    import json
+
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def test_costs_page_with_only_extractive_answers_shows_no_cost_chart(monkeypatch, data,
+                                                                      service):
+    """Local/extractive answers only (issue 23 item 5): no cost chart on an empty axis, no
+    "most expensive sessions" table of $0 rows, a clear note; the answer methods are
+    counted with their latency and none of them is listed as a model."""
+    s = service.create_session("viewer")
+    service.ask(s.uuid, "What changed in version 3.2.0?", scope=EVERYTHING)
+    s2 = service.create_session("viewer")  # a session of its own: not read as a follow-up
+    service.ask(s2.uuid, "Welche Dokumente gibt es?", scope=EVERYTHING)  # the inventory list
+    at = page(monkeypatch, data, "costs", user="viewer")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("No priced model used in this period" in i.value for i in at.info)
+    assert _chart_titles(at) == ["Answers per day by answer method"]
+    assert not [d for d in at.dataframe if "session_title" in d.value.columns
+                and "cost_usd" in d.value.columns and "last_answer" in d.value.columns]
+    assert [m.value for m in at.metric][4] == "none"  # no "$0.0000" cost tile
+    assert any("No language model answered" in c.value for c in at.caption)
+    methods = next(d.value for d in at.dataframe if "answer method" in d.value.columns)
+    assert set(methods["answer method"]) == {"extractive", "inventory"}
+    assert list(methods["answers"]) == [1, 1] and methods["median_s"].notna().all()
 
 
 # ---- document text in answers is text (issue 10, finding 14) -----------------------------

@@ -24,11 +24,12 @@ def test_costs_and_chat_pages_log_no_deprecation_warning(monkeypatch, data, serv
 
     priced = ChatService(service.rs, provider_factory=lambda n: FakeProvider("Answer [1]."))
     s1 = priced.create_session("viewer", provider="anthropic", collections=["samples"])
-    priced.ask(s1.uuid, "How expensive is this?", scope=EVERYTHING)
+    priced.ask(s1.uuid, "Which configuration key replaced gateway.maxConn?",
+               scope=EVERYTHING)  # evidence found: the model is asked (and priced)
     logged = _deprecations(monkeypatch)
 
     costs = page(monkeypatch, data, "costs", user="admin")
-    assert len(costs.get("plotly_chart")) == 3  # the charts did render
+    assert len(costs.get("plotly_chart")) == 3  # tokens, latency and cost charts rendered
     chat = page(monkeypatch, data, "chat", session=s1.uuid)
     assert [b for b in chat.sidebar.button if b.key.startswith("chat.open.")]
     assert logged == []
