@@ -136,6 +136,21 @@ def test_wizard_from_url_to_published_bot(app, bare, ferry):
     _ok(viewer.chat_input(key=K.BOT_CHAT_INPUT).set_value(
         "When does the last winter ferry leave?").run())
     assert "20:10" in _texts(viewer)
+    # the visitor rates the answer: stored with it, listed as the visitor's rating
+    (thumbs,) = [w for w in viewer.get("feedback") if w.key.startswith("bot.feedback.")]
+    _ok(thumbs.set_value(1).run())
+    from backend.security.access import Actor
+    from backend.services import feedback
+    from backend.services.container import Ragscope
+
+    rs = Ragscope(Settings(data_dir=data))
+    try:
+        (rated,) = feedback.rated_answers(rs, Actor("viewer", "viewer"))
+    finally:
+        rs.close()
+    assert (rated.feedback.rating, rated.chatbot) == ("up", "ferry-helper")
+    assert "20:10" in rated.answer and rated.question.startswith("When does the last")
+    assert any("your feedback is stored" in c.value for c in viewer.caption)
 
 
 def test_builder_refuses_viewers_and_duplicate_names(app, bare, ferry):
