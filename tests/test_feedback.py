@@ -137,3 +137,12 @@ def test_deleting_the_conversation_deletes_its_feedback(rs):
     (sess,) = chat.list_sessions("anna")
     chat.delete_session(sess.uuid, user="anna")
     assert feedback.rated_answers(rs, ADMIN) == []
+
+
+def test_the_text_filter_matches_literally(rs):
+    a = _answer(rs, "anna", "Is 100% of the fee refunded?", "Yes.")
+    b = _answer(rs, "anna", "Is the fee refunded?", "No.")
+    feedback.rate(rs, ANNA, a, "up")
+    feedback.rate(rs, ANNA, b, "up")
+    assert [r.answer for r in feedback.rated_answers(rs, ANNA, text="100%")] == ["Yes."]
+    assert feedback.rated_answers(rs, ANNA, text="_") == []  # no LIKE wildcard

@@ -131,12 +131,13 @@ def rated(s: Session, *, rater: str | None = None, rating: str | None = None,
     if rating:
         q = q.where(AnswerFeedback.rating == parse(rating, "")[0])
     if who.strip():
-        q = q.where(func.lower(AnswerFeedback.user).contains(who.strip().lower()))
+        q = q.where(func.lower(AnswerFeedback.user).contains(who.strip().lower(),
+                                                             autoescape=True))
     if text.strip():
         t = text.strip().lower()
-        q = q.where(or_(func.lower(ChatMessage.content).contains(t),
-                        func.lower(AnswerFeedback.note).contains(t),
-                        func.lower(question).contains(t)))
+        q = q.where(or_(func.lower(ChatMessage.content).contains(t, autoescape=True),
+                        func.lower(AnswerFeedback.note).contains(t, autoescape=True),
+                        func.lower(question).contains(t, autoescape=True)))
     lo, hi = _bounds(since, until)
     if lo is not None:
         q = q.where(AnswerFeedback.updated_at >= lo)
