@@ -211,6 +211,42 @@ def test_upgrade_to_0020_keeps_the_chat_and_sessions_are_regular(db_url):
     store.dispose()
 
 
+def test_upgrade_to_0023_adds_answer_feedback_and_keeps_the_chat(db_url):
+    """Migration 0023 adds `answer_feedback` (a new table: the chat tables are not rebuilt,
+    so an existing conversation survives); a rating is deleted with its message, and a
+    second rating of the same answer by the same rater is refused."""
+    import sqlalchemy as sa
+
+    from backend.chat.service import ChatService
+    from backend.chat.types import SessionSettings
+    from backend.store.feedback_models import AnswerFeedback
+
+    engine = make_engine(db_url)
+    upgrade(engine, "0020")
+    engine.dispose()
+
+    class _Rs:  # what ChatService needs of a Ragscope here
+        def __init__(self, store):
+            from backend.config import Settings
+
+            self.store, self.settings = store, Settings()
+
+    store = Store(db_url)
+    assert "answer_feedback" in set(inspect(store.engine).get_table_names())
+    chat = ChatService(_Rs(store))
+    sess = chat.create_session("anna")
+    mid = chat.store_turn(sess.uuid, "Q?", SessionSettings(), content="A.", sources=[],
+                          citations={}).message.id
+    with store.session() as s:
+        s.add(AnswerFeedback(message_id=mid, user="anna", rating=1, note=""))
+    with pytest.raises(IntegrityError), store.session() as s:
+        s.add(AnswerFeedback(message_id=mid, user="anna", rating=-1, note=""))
+    chat.delete_session(sess.uuid)
+    with store.session() as s:
+        assert s.scalar(sa.select(sa.func.count(AnswerFeedback.id))) == 0
+    store.dispose()
+
+
 def test_processes_opening_one_fresh_database_at_once_all_start(db_url):
     """The stack's API workers open a new PostgreSQL database together: each must come up
     (the migrations run one after the other), none may fail on the half-created schema."""
