@@ -1,6 +1,7 @@
 """Explorer: documents with filters and pagination (one page is loaded at a time)."""
 import streamlit as st
 
+from backend.security.access import NO_ACCESS
 from backend.services import documents as docs
 from backend.ui import state as K
 from pages._common import (
@@ -54,6 +55,9 @@ flt = docs.ExplorerFilter(tuple(collections), tuple(file_types), tuple(doc_types
 page_size = st.session_state[K.EXPLORER_PAGE_SIZE]
 result = cached_documents(key, scope, flt, st.session_state[K.EXPLORER_PAGE], page_size)
 
+if not result.total and scope.reads_nothing:  # not a filter problem: say what to do
+    st.warning(NO_ACCESS, icon=":material/lock:")
+    st.stop()
 if not result.total:
     st.info("No documents match." if flt != docs.ExplorerFilter() else
             "No documents yet. Editors can add some on the Upload page.")

@@ -207,7 +207,10 @@ TOKENS_NO_EXPIRY = "tokens.no_expiry"
 TOKENS_DESCRIPTION = "tokens.description"
 TOKENS_REVOKE_PICK = "tokens.revoke_pick"
 TOKENS_REVOKE = "tokens.revoke"
-DEFAULTS.update({TOKENS_FLASH: None})
+TOKENS_REVOKE_ASK = "tokens.revoke_ask"  # the token id whose revocation awaits confirmation
+TOKENS_REVOKE_CONFIRM = "tokens.revoke_confirm"
+TOKENS_REVOKE_CANCEL = "tokens.revoke_cancel"
+DEFAULTS.update({TOKENS_FLASH: None, TOKENS_REVOKE_ASK: None})
 
 # document analysis (pages/analysis.py)
 ANALYSIS_PICK = "analysis.pick"
