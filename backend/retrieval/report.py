@@ -29,7 +29,7 @@ def hits_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "boost": _fmt(h["boost"]), "rerank": _fmt(h["rerank_score"]),
             "document": h["document_title"] or h["filename"],
             "section": h.get("breadcrumb", ""), "page": h["page"],
-            "version": h["version_number"], "chunk": h["chunk_id"][:12],
+            "version": h["version_number"],
         })
     return rows
 
@@ -54,9 +54,12 @@ def _stage(result: dict[str, Any], name: str) -> dict[str, Any] | None:
     return next((s for s in result["trace"]["stages"] if s["name"] == name), None)
 
 
-def candidates_side_by_side(result: dict[str, Any]) -> list[dict[str, Any]]:
+def candidates_side_by_side(result: dict[str, Any], labels: dict[str, str] | None = None
+                            ) -> list[dict[str, Any]]:
     """Vector and BM25 candidate lists in one table: for every candidate either retriever
-    found, its rank in each list, its fused rank and its final rank (None where absent)."""
+    found, its rank in each list, its fused rank and its final rank (None where absent).
+    `labels`: chunk id -> "title · section · page" (the short id where there is none)."""
+    labels = labels or {}
     vec = {c["id"]: c for c in (_stage(result, "vector_search") or {}).get("candidates", [])}
     kw = {c["id"]: c for c in (_stage(result, "keyword_search") or {}).get("candidates", [])}
     fused = {c["id"]: c for c in (_stage(result, "fusion") or {}).get("candidates", [])}
@@ -66,7 +69,7 @@ def candidates_side_by_side(result: dict[str, Any]) -> list[dict[str, Any]]:
     for i in ids:
         v, k, f = vec.get(i), kw.get(i), fused.get(i)
         rows.append({
-            "chunk": i[:12], "vector rank": v and v["rank"], "vector score": v and v["score"],
+            "passage": labels.get(i) or i[:12], "vector rank": v and v["rank"], "vector score": v and v["score"],
             "bm25 rank": k and k["rank"], "bm25 score": k and k["score"],
             "fused rank": f and f["rank"], "fused score": f and f["score"],
             "final rank": final.get(i),

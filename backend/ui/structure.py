@@ -1,0 +1,40 @@
+"""The structure page's section table: every section one row, indented by its depth in the
+tree, so that one click on a row shows the section (issue 23: an expander per section, then
+a button inside it, took two clicks; labels read "Item 1 Agenda item 1: …", fixed in
+`SectionNode.label`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from backend.services.documents import SectionNode
+from backend.ui.tables import no_none
+
+INDENT = "\u2003"  # an em space per level: leading spaces would be trimmed by the grid
+
+
+def pages(n: SectionNode) -> str | None:
+    if not n.page_start:
+        return None
+    end = n.page_end if n.page_end not in (None, n.page_start) else None
+    return f"{n.page_start}" + (f"–{end}" if end else "")
+
+
+def section_rows(tree: SectionNode) -> tuple[list[int], list[dict[str, Any]]]:
+    """(section ids, rows) in reading order; the root is "(whole document)"."""
+    ids: list[int] = []
+    rows: list[dict[str, Any]] = []
+    stack: list[tuple[SectionNode, int]] = [(tree, 0)]
+    while stack:  # depth by tree position: levels may skip
+        n, depth = stack.pop()
+        ids.append(n.id)
+        rows.append({"section": INDENT * depth + ("(whole document)" if n is tree else n.label),
+                     "kind": n.kind, "chars": n.chars, "chunks": n.subtree_chunks,
+                     "pages": pages(n)})
+        stack += [(c, depth + 1) for c in reversed(n.children)]
+    return ids, no_none(rows)
+
+
+def picked_section(ids: list[int], event: Any) -> int | None:
+    """The section of the row selected in the table."""
+    rows = list(((event or {}).get("selection") or {}).get("rows") or [])
+    return ids[rows[0]] if rows and 0 <= rows[0] < len(ids) else None
