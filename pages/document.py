@@ -153,8 +153,10 @@ if cv is not None:
                            "traits": ", ".join(cv.traits), "profile set by": cv.profile_source,
                            "title from": cv.title_source, "model": cv.model}]), hide_index=True)
     with st.expander("Signals, profile parameters, OCR"):
-        st.json({"signals": cv.signals, "profile": cv.profile, "parameters": cv.profile_params,
-                 "chunking": cv.chunking, "ocr confidence per page": cv.ocr_pages})
+        st.dataframe(field_rows({"signals": cv.signals, "profile": cv.profile,
+                                 "parameters": cv.profile_params, "chunking": cv.chunking,
+                                 "ocr confidence per page": cv.ocr_pages}),
+                     hide_index=True, column_config={"value": st.column_config.Column(width="large")})
     for w in cv.warnings:
         st.warning(md_escape(w))
 if allowed(user, "edit_document"):

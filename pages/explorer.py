@@ -5,6 +5,7 @@ from backend.security.access import NO_ACCESS
 from backend.services import documents as docs
 from backend.ui import explorer
 from backend.ui import state as K
+from backend.ui.tables import OPEN_ON_CLICK
 from pages._common import (
     cached_documents,
     cached_filter_options,
@@ -69,15 +70,15 @@ st.caption(f"Documents {first:d}–{first + len(result.rows) - 1:d} of {result.t
 table_key = f"{K.EXPLORER_TABLE}.{st.session_state[K.EXPLORER_TABLE_N]:d}"
 event = st.dataframe(
     explorer.table_rows(result.rows), hide_index=True, key=table_key, on_select="rerun",
-    selection_mode="single-row",
+    selection_mode=OPEN_ON_CLICK,
     column_config={k: st.column_config.Column(width=w) for k, w in explorer.WIDTHS.items()})
 opened = explorer.selected_id(result.rows, event)
 if opened is not None:  # a click on a row opens the document
     st.session_state[K.EXPLORER_DOC_ID] = opened
     st.session_state[K.EXPLORER_TABLE_N] += 1  # back in the explorer: no row selected
     st.switch_page("pages/document.py", query_params={"doc": str(opened)})
-st.caption("Click a row to open the document (its page links to the structure and the "
-           "analysis).")
+st.caption("Click a row to open its document (the document page links to its structure "
+           "and analysis).")
 
 nav1, nav2 = st.columns([3, 1])
 with nav1:

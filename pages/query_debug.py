@@ -228,7 +228,7 @@ def _compare_summary(a: dict, b: dict) -> None:
                 f"same rank {n['same']:d} · new in B {n['new']:d} · dropped from A "
                 f"{n['dropped']:d}")
     if cmp["rows"]:
-        st.dataframe(no_none(cmp["rows"]), hide_index=True, key=K.DEBUG_COMPARE_TABLE,
+        st.dataframe(no_none(cmp["rows"]), hide_index=True,
                      column_config={"passage": st.column_config.Column(width="large")})
 
 

@@ -7,7 +7,7 @@ from backend.services import documents as docs
 from backend.errors import NotFound
 from backend.ui import state as K
 from backend.ui import structure
-from backend.ui.tables import no_none
+from backend.ui.tables import OPEN_ON_CLICK, no_none
 from pages._common import (
     current_scope,
     get_rs,
@@ -69,7 +69,7 @@ with tree_col:
                "show the section")
     row_ids, rows = structure.section_rows(tree)
     event = st.dataframe(
-        rows, hide_index=True, height=460, on_select="rerun", selection_mode="single-row",
+        rows, hide_index=True, height=460, on_select="rerun", selection_mode=OPEN_ON_CLICK,
         key=f"{K.STRUCTURE_TABLE}.{version_id}.{st.session_state[K.STRUCTURE_TABLE_N]:d}",
         column_config={"section": st.column_config.Column(width="large")})
     row_pick = structure.picked_section(row_ids, event)

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from backend.security.display import safe_text
 from backend.services.documents import DocumentRow
-from backend.ui.tables import DASH, no_none
+from backend.ui.tables import DASH, no_none, selected_row
 
 # Streamlit column widths: the title takes the room, the short codes stay narrow.
 WIDTHS = {"title": "large", "file": "medium", "collections": "medium", "type": "small",
@@ -28,6 +28,6 @@ def table_rows(rows: Sequence[DocumentRow]) -> list[dict[str, Any]]:
 
 
 def selected_id(rows: Sequence[DocumentRow], event: Any) -> int | None:
-    """The document of the row selected in the table (`st.dataframe`'s selection event)."""
-    picked = list(((event or {}).get("selection") or {}).get("rows") or [])
-    return rows[picked[0]].id if picked and 0 <= picked[0] < len(rows) else None
+    """The document of the row clicked in the table (`st.dataframe`'s selection event)."""
+    i = selected_row(event)
+    return rows[i].id if i is not None and 0 <= i < len(rows) else None

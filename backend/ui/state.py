@@ -141,7 +141,6 @@ DEBUG_RESULT_A = "debug.result_a"
 DEBUG_RESULT_B = "debug.result_b"
 DEBUG_PAST = "debug.past"
 DEBUG_FORM = "debug.form"
-DEBUG_COMPARE_TABLE = "debug.compare_table"  # compare mode: the A vs B rank changes
 DEBUG_PARAM = "debug.param"  # + "." + config letter + "." + parameter name
 DEFAULTS.update({DEBUG_COMPARE: False, DEBUG_RESULT_A: None, DEBUG_RESULT_B: None})
 

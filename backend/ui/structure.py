@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from backend.services.documents import SectionNode
-from backend.ui.tables import no_none
+from backend.ui.tables import no_none, selected_row
 
 INDENT = "\u2003"  # an em space per level: leading spaces would be trimmed by the grid
 
@@ -36,5 +36,5 @@ def section_rows(tree: SectionNode) -> tuple[list[int], list[dict[str, Any]]]:
 
 def picked_section(ids: list[int], event: Any) -> int | None:
     """The section of the row selected in the table."""
-    rows = list(((event or {}).get("selection") or {}).get("rows") or [])
-    return ids[rows[0]] if rows and 0 <= rows[0] < len(ids) else None
+    i = selected_row(event)
+    return ids[i] if i is not None and 0 <= i < len(ids) else None
