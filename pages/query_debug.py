@@ -164,12 +164,13 @@ def _render(result: dict, label: str, time_range: list[float], narrow: bool) -> 
             + (f" · p. {int(c['page']):d}" if c["page"] is not None else "")
             + (f" · hit #{int(c['rank']):d}" if c["rank"] is not None else "")
             for c in cited))
-    rows = hits_rows(result)
+    rows = hits_rows(result, labels)
     if not rows and result["mode"] != "inventory":
         st.info("No hits.")
         return
     st.subheader("Final hits", anchor=False)
-    st.dataframe(no_none(rows), hide_index=True)
+    st.dataframe(no_none(rows), hide_index=True,
+                 column_config={"passage": st.column_config.Column(width="large")})
     cited_n = {c["chunk_id"]: c["n"] for c in cited if c["chunk_id"]}
     for h in result["hits"][:10]:
         mark = f"cited \\[{int(cited_n[h['chunk_id']]):d}\\] · " if h.get("chunk_id") in cited_n \

@@ -62,16 +62,17 @@ c1, c2 = st.columns(2)
 size_by = c1.radio("Size by", ["characters", "chunks"], key=K.STRUCTURE_SIZE_BY, horizontal=True)
 chart = c2.radio("Chart", ["sunburst", "treemap"], key=K.STRUCTURE_CHART, horizontal=True)
 
-tree_col, chart_col = st.columns([2, 3])
+tree_col, chart_col = st.columns(2)
 with tree_col:
     st.subheader("Sections", anchor=False)
     st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks:d} chunks · click a row to "
                "show the section")
     row_ids, rows = structure.section_rows(tree)
     event = st.dataframe(
-        rows, hide_index=True, height=460, on_select="rerun", selection_mode=OPEN_ON_CLICK,
+        rows, hide_index=True, height=structure.height(len(rows)), on_select="rerun",
+        selection_mode=OPEN_ON_CLICK,
         key=f"{K.STRUCTURE_TABLE}.{version_id}.{st.session_state[K.STRUCTURE_TABLE_N]:d}",
-        column_config={"section": st.column_config.Column(width="large")})
+        column_config={k: st.column_config.Column(width=w) for k, w in structure.WIDTHS.items()})
     row_pick = structure.picked_section(row_ids, event)
     if row_pick is not None and row_pick != st.session_state.get(K.STRUCTURE_TABLE_SEEN):
         st.session_state[K.STRUCTURE_SECTION] = row_pick  # one click shows it

@@ -75,3 +75,16 @@ def test_a_clicked_cell_or_row_checkbox_selects_its_row():
     assert selected_row({"selection": {"rows": [], "columns": [], "cells": [(4, "title")]}}) == 4
     assert selected_row({"selection": {"rows": [], "columns": [], "cells": []}}) is None
     assert selected_row(None) is None
+
+
+def test_the_explorer_table_fits_the_page():
+    from datetime import datetime
+
+    from backend.services.documents import DocumentRow
+    from backend.ui.explorer import WIDTHS, table_rows
+
+    row = table_rows([DocumentRow(1, "", "a.md", "md", "note", "upload", "active", None, 0,
+                                  ["x", "y"], datetime(2026, 12, 2))])[0]
+    assert list(row) == list(WIDTHS) and sum(WIDTHS.values()) + 30 <= 940
+    assert row["title"] == "a.md" and row["file"] == DASH and row["kind"] == "md · upload"
+    assert row["version"] == DASH and row["collections"] == "x, y"

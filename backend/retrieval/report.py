@@ -17,19 +17,22 @@ def _fmt(x: float | None, digits: int = 4) -> float | None:
     return None if x is None else round(float(x), digits)
 
 
-def hits_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per final hit with its score and rank at every stage."""
+def hits_rows(result: dict[str, Any], labels: dict[str, str] | None = None
+              ) -> list[dict[str, Any]]:
+    """One row per final hit: what it is first ("title · section · p. N" from `labels`, or
+    title › section), then its score and rank at every stage. Few columns, so that the
+    table fits the page (its right part was cut off with 16)."""
+    labels = labels or {}
     rows = []
     for h in result.get("hits", []):
+        name = labels.get(h["chunk_id"]) or " › ".join(
+            x for x in (h["document_title"] or h["filename"], h.get("breadcrumb")) if x)
         rows.append({
-            "rank": h["rank"], "score": _fmt(h["score"]),
+            "rank": h["rank"], "passage": name, "score": _fmt(h["score"]),
             "vector": _fmt(h["vector_score"]), "vector rank": h["vector_rank"],
             "bm25": _fmt(h["keyword_score"]), "bm25 rank": h["keyword_rank"],
             "fused": _fmt(h["fused_score"]), "fused rank": h["fused_rank"],
             "boost": _fmt(h["boost"]), "rerank": _fmt(h["rerank_score"]),
-            "document": h["document_title"] or h["filename"],
-            "section": h.get("breadcrumb", ""), "page": h["page"],
-            "version": h["version_number"],
         })
     return rows
 

@@ -12,6 +12,16 @@ from backend.ui.tables import no_none, selected_row
 INDENT = "\u2003"  # an em space per level: leading spaces would be trimmed by the grid
 
 
+# The section column takes what the narrow figures leave, so that no column is cut off.
+WIDTHS = {"section": "medium", "chars": "small", "chunks": "small", "pages": "small"}
+ROW_PX, MAX_HEIGHT = 35, 460  # st.dataframe's row height; the table's tallest
+
+
+def height(rows: int) -> int:
+    """Tall enough for every row up to MAX_HEIGHT (no empty grid below a short tree)."""
+    return min(MAX_HEIGHT, ROW_PX * (rows + 1) + 3)
+
+
 def pages(n: SectionNode) -> str | None:
     if not n.page_start:
         return None
@@ -28,8 +38,7 @@ def section_rows(tree: SectionNode) -> tuple[list[int], list[dict[str, Any]]]:
         n, depth = stack.pop()
         ids.append(n.id)
         rows.append({"section": INDENT * depth + ("(whole document)" if n is tree else n.label),
-                     "kind": n.kind, "chars": n.chars, "chunks": n.subtree_chunks,
-                     "pages": pages(n)})
+                     "chars": n.chars, "chunks": n.subtree_chunks, "pages": pages(n)})
         stack += [(c, depth + 1) for c in reversed(n.children)]
     return ids, no_none(rows)
 
