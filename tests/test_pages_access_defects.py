@@ -82,3 +82,17 @@ def test_revoking_a_token_asks_first(app, bare):
     assert any("revoked" in m for m in successes(at))
     assert list(at.dataframe[0].value["status"]) == [tokens.REVOKED if hasattr(
         tokens, "REVOKED") else "revoked"]
+
+
+def test_a_search_without_access_says_so_for_api_principals_too(make_rs):
+    """The API and MCP call the same retrieval: a principal in no group gets the message."""
+    from backend.ingest.service import Ingestor
+    from backend.retrieval import Retriever
+    from backend.security.access import Actor, Scope, scope_of
+
+    rs = make_rs()
+    assert Ingestor(rs).ingest_bytes(b"# Pumps\n\nThe pump runs daily.\n", "p.md").ok
+    scope = scope_of(rs, Actor("nobody-bot", "viewer", kind="principal"))
+    assert scope.reads_nothing and not Scope.everything().reads_nothing
+    res = Retriever(rs).retrieve("pump", scope=scope)
+    assert res.hits == [] and res.warnings == [NO_ACCESS]
