@@ -7,6 +7,7 @@ from backend.security import acl, auth
 from backend.security.access import Scope
 from backend.errors import RagscopeError
 from backend.store.acl_models import MEMBER_KINDS, PERMISSIONS
+from backend.ui import pending
 from backend.ui import state as K
 from pages._common import (
     auth_paths,
@@ -19,6 +20,7 @@ from pages._common import (
 
 user = require_page("admin", "access management")
 rs = get_rs()
+pending.apply(st.session_state)  # a form cleared / a new member picked by the last action
 st.title("Knowledge bases and access")
 
 flash = st.session_state.get(K.ACCESS_FLASH)
@@ -27,8 +29,9 @@ if flash:
     st.session_state[K.ACCESS_FLASH] = None
 
 
-def _act(fn, ok: str) -> None:
-    """Run an acl action as the current actor (which it checks again); report the outcome."""
+def _act(fn, ok: str, after: dict | None = None) -> None:
+    """Run an acl action as the current actor (which it checks again); report the outcome.
+    `after`: widget values for the next run when it succeeded (a cleared form)."""
     try:
         fn(current_actor())
     except RagscopeError as e:
@@ -36,6 +39,7 @@ def _act(fn, ok: str) -> None:
     else:
         clear_listings()
         st.session_state[K.ACCESS_FLASH] = ("success", ok)
+        pending.defer(st.session_state, after or {})
     st.rerun()
 
 
@@ -60,7 +64,8 @@ with c1.container(border=True):
     desc = st.text_input("Description", key=K.ACCESS_KB_DESCRIPTION)
     if st.button("Create", key=K.ACCESS_KB_CREATE, icon=":material/add:"):
         _act(lambda a: acl.create_knowledge_base(rs, a, name, desc),
-             f"Created knowledge base {name.strip()}.")
+             f"Created knowledge base {name.strip()}.",
+             {K.ACCESS_KB_NAME: "", K.ACCESS_KB_DESCRIPTION: ""})
 with c2.container(border=True):
     st.markdown("**Move a collection**")
     colls = [c.name for k in kbs for c in k.collections]
@@ -90,9 +95,12 @@ with st.expander("New group"):
     gall = st.checkbox("Every dashboard user is a member", key=K.ACCESS_GROUP_ALL_USERS)
     if st.button("Create group", key=K.ACCESS_GROUP_CREATE, icon=":material/group_add:"):
         _act(lambda a: acl.create_group(rs, a, gname, gdesc, all_users=gall),
-             f"Created access group {gname.strip()}.")
+             f"Created access group {gname.strip()}.",
+             {K.ACCESS_GROUP_NAME: "", K.ACCESS_GROUP_DESCRIPTION: "",
+              K.ACCESS_GROUP_ALL_USERS: False, K.ACCESS_GROUP_PICK: gname.strip()})
 
 if group_names:
+    pending.keep_valid(st.session_state, K.ACCESS_GROUP_PICK, group_names)
     gpick = st.selectbox("Group", group_names, key=K.ACCESS_GROUP_PICK)
     g = next(x for x in groups if x.name == gpick)
     left, mid, right = st.columns(3)
@@ -119,8 +127,11 @@ if group_names:
                                    max_chars=acl.NAME_MAX)
         if st.button("Add member", key=K.ACCESS_MEMBER_ADD, disabled=not member):
             _act(lambda a: acl.add_member(rs, a, gpick, kind, member),
-                 f"{gpick}: {kind} {member} added.")
+                 f"{gpick}: {kind} {member} added.",
+                 {K.ACCESS_MEMBER_PICK: f"{kind}:{member.strip()}",
+                  K.ACCESS_MEMBER_PRINCIPAL: ""})
         labels = {f"{k}:{n}": (k, n) for k, n in g.members}
+        pending.keep_valid(st.session_state, K.ACCESS_MEMBER_PICK, list(labels))
         out = st.selectbox("Current member", list(labels), key=K.ACCESS_MEMBER_PICK)
         if st.button("Remove member", key=K.ACCESS_MEMBER_REMOVE, disabled=not labels):
             _act(lambda a: acl.remove_member(rs, a, gpick, *labels[out]),

@@ -83,7 +83,19 @@ with right:
                             format_func=lambda i: plain_label(next(
                                 f"{t.key_id} · {t.principal} · {', '.join(t.scopes)}"
                                 for t in active if t.id == i)))
-        if st.button("Revoke", key=K.TOKENS_REVOKE):
-            _act(lambda actor: tokens.withdraw_token(rs, actor, pick),
-                 lambda info: (f"Token {info.key_id} of {info.principal} revoked; it stops "
-                               "working at once.", None))
+        if st.session_state[K.TOKENS_REVOKE_ASK] != pick:
+            st.button("Revoke", key=K.TOKENS_REVOKE, icon=":material/block:",
+                      on_click=lambda: st.session_state.update({K.TOKENS_REVOKE_ASK: pick}))
+        else:  # a revoked token cannot be restored: ask once more, naming it
+            shown = next(t for t in active if t.id == pick)
+            st.warning(f"Revoke token **{md_escape(shown.key_id)}** of "
+                       f"**{md_escape(shown.principal)}**? Every script using it stops "
+                       "working at once; this cannot be undone.")
+            b1, b2 = st.columns(2)
+            if b1.button("Revoke for good", key=K.TOKENS_REVOKE_CONFIRM, type="primary"):
+                st.session_state[K.TOKENS_REVOKE_ASK] = None
+                _act(lambda actor: tokens.withdraw_token(rs, actor, pick),
+                     lambda info: (f"Token {info.key_id} of {info.principal} revoked; it "
+                                   "stops working at once.", None))
+            b2.button("Cancel", key=K.TOKENS_REVOKE_CANCEL,
+                      on_click=lambda: st.session_state.update({K.TOKENS_REVOKE_ASK: None}))

@@ -16,6 +16,7 @@ from backend.analysis.summaries import summarize_document, summarize_section
 from backend.analysis.xref import cross_reference
 from backend.errors import RagscopeError
 from backend.ui import state as K
+from backend.ui.tables import no_none
 from pages._common import (
     safe_text,
     cached_documents,
@@ -92,7 +93,7 @@ for tab, name in zip(tabs, names):
         if not r.items:
             st.info(f"No {md_escape(EXTRACTORS[name].label.lower())} found in this version.")
             continue
-        st.dataframe(views.item_rows(r, doc_id, version.id), hide_index=True,
+        st.dataframe(no_none(views.item_rows(r, doc_id, version.id)), hide_index=True,
                      column_config=LINK)
         # the same links outside the (canvas) table, for keyboards and screen readers
         pick = st.selectbox("Open the section of", range(len(r.items)),
@@ -131,7 +132,8 @@ with tabs[len(names)]:
             st.warning(md_escape(w))
         for n, s in enumerate(summary.sentences, 1):
             st.markdown(f"{md_escape(s.text)} **\\[{n:d}\\]**")
-        st.dataframe(views.summary_rows(summary), hide_index=True, column_config=LINK)
+        st.dataframe(no_none(views.summary_rows(summary)), hide_index=True,
+                     column_config=LINK)
         _downloads(f"{base}_summary", export.summary_csv(summary), export.to_json(summary))
 
 with tabs[len(names) + 1]:
@@ -232,10 +234,10 @@ with tabs[len(names) + 2]:
             if not found.hits:
                 st.info("No sections of other documents on this topic.")
             else:
-                st.dataframe([{"#": h.rank, "document": h.title, "section": h.section,
+                st.dataframe(no_none([{"#": h.rank, "document": h.title, "section": h.section,
                                "page": h.page, "score": h.score, "reason": h.reason,
                                "link": views.section_link(h.document_id, None, h.section_id)}
-                              for h in found.hits], hide_index=True, column_config=LINK)
+                              for h in found.hits]), hide_index=True, column_config=LINK)
                 _downloads(f"{base}_xref", export.xref_csv(found),
                            json.dumps({"query": found.query, "origin": found.origin,
                                        "hits": [h.__dict__ for h in found.hits]},

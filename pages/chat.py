@@ -8,6 +8,7 @@ import time
 import streamlit as st
 
 from backend.analysis.views import section_link
+from backend.chat import drafts
 from backend.chat.format_check import PROFILES
 from backend.chat.service import (
     CONTEXT_LIMITS,
@@ -23,6 +24,7 @@ from backend.chat.types import CONTEXT_LABELS, CONTEXT_MODES, MAX_OUTPUT_TOKENS
 from backend.errors import NotFound, RagscopeError
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
+from backend.security.access import NO_ACCESS
 from backend.security.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
 from backend.ui.citations import (
     cited_markdown,
@@ -47,6 +49,7 @@ from pages._common import (
 CHAT_INPUT = "chat.input"
 CHAT_NEW = "chat.new"
 CHAT_NEW_AFTER_GONE = "chat.new_after_gone"
+CHAT_DRAFT = "chat.draft"  # the settings of the chat not yet asked anything (backend/chat/drafts.py)
 CHAT_FLASH = "chat.flash"
 CHAT_CONFIRM_DELETE = "chat.confirm_delete"
 CHAT_DELETE = "chat.delete"
@@ -73,7 +76,10 @@ def _open(uuid: str) -> None:
 
 
 def _new_chat() -> None:
-    _open(svc.fresh_session(user.username).uuid)
+    """A draft: the session row is created with the first question (backend/chat/drafts.py)."""
+    st.query_params.pop("session", None)
+    st.session_state[CHAT_DRAFT] = None
+    st.session_state[CHAT_CONFIRM_DELETE] = False
 
 
 def _rename(uuid: str) -> None:
@@ -241,6 +247,15 @@ def _settings_form(sess: SessionInfo) -> None:
                                      value=cfg.system_prompt, key=f"{k}.system_prompt")
         if st.form_submit_button("Save settings", icon=":material/save:"):
             try:
+                if drafts.is_draft(sess):  # kept for the session the first question creates
+                    st.session_state[CHAT_DRAFT] = drafts.settings_values(drafts.settings_of(
+                        svc, dict(provider=provider, model=model, collections=chosen,
+                                  context_limit=limit, temperature=temperature,
+                                  max_tokens=int(max_tokens), policy=policy,
+                                  answer_profile=profile, system_prompt=system_prompt,
+                                  context_mode=context_mode)))
+                    st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
+                    st.rerun()
                 svc.update_settings(sess.uuid, user=owner, provider=provider, model=model,
                                     collections=chosen, context_limit=limit,
                                     temperature=temperature, max_tokens=int(max_tokens),
@@ -255,6 +270,10 @@ def _settings_form(sess: SessionInfo) -> None:
 def _ask(sess: SessionInfo, question: str) -> None:
     try:
         svc.validate_question(question)
+        if drafts.is_draft(sess):  # the first question stores the session, named after it
+            sess = drafts.start(svc, user.username, st.session_state.get(CHAT_DRAFT), question)
+            st.query_params["session"] = sess.uuid
+            st.session_state[CHAT_DRAFT] = None
     except RagscopeError as e:
         st.error(md_escape(str(e)))
         return
@@ -287,11 +306,9 @@ def _ask(sess: SessionInfo, question: str) -> None:
 
 st.session_state.setdefault(CHAT_CONFIRM_DELETE, False)
 uuid = st.query_params.get("session")
-if not uuid:
-    uuid = svc.fresh_session(user.username).uuid
-    st.query_params["session"] = uuid
 try:
-    sess = svc.get_session(uuid, user=owner)
+    sess = svc.get_session(uuid, user=owner) if uuid else \
+        drafts.draft(svc, user.username, st.session_state.get(CHAT_DRAFT))
 except NotFound:
     st.title("Chat")
     st.warning("This chat session no longer exists: it was deleted, or the link is wrong.",
@@ -299,12 +316,14 @@ except NotFound:
     st.button("Start a new chat", key=CHAT_NEW_AFTER_GONE, type="primary", on_click=_new_chat,
               icon=":material/add_comment:")
     st.stop()
+draft = drafts.is_draft(sess)
 
 with st.sidebar:
     st.button("New chat", key=CHAT_NEW, on_click=_new_chat, icon=":material/add_comment:",
-              width="stretch")
-    st.caption(f"This session: {_session_totals(sess)}")
-    for s in svc.list_sessions(user.username, limit=50):
+              width="stretch", disabled=draft)
+    if not draft:
+        st.caption(f"This session: {_session_totals(sess)}")
+    for s in drafts.listed(svc, user.username, sess.uuid):
         st.button(md_escape(s.title[:48]), key=CHAT_OPEN + s.uuid, on_click=_open,
                   args=(s.uuid,), width="stretch",
                   type="primary" if s.uuid == sess.uuid else "secondary",
@@ -314,20 +333,28 @@ flash = st.session_state.pop(CHAT_FLASH, None)
 if flash:
     (st.success if flash[0] == "success" else st.error)(md_escape(flash[1]))
 
-head, actions = st.columns([5, 1], vertical_alignment="bottom")
-st.session_state[CHAT_TITLE + sess.uuid] = sess.title  # the stored title (also after a rename)
-head.text_input("Session title", key=CHAT_TITLE + sess.uuid, on_change=_rename,
-                args=(sess.uuid,), max_chars=255, help="Edit and press Enter to rename.")
-if not st.session_state[CHAT_CONFIRM_DELETE]:
-    actions.button("Delete", key=CHAT_DELETE, icon=":material/delete:",
-                   on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: True}))
+if scope.reads_nothing:  # every answer would be "nothing found": say why
+    st.warning(NO_ACCESS, icon=":material/lock:")
+if draft:
+    st.title("Chat")
+    st.caption("Ask a question to start a session; it is named after your question.")
 else:
-    st.warning("Delete this session and all its messages?")
-    d1, d2, _ = st.columns([1, 1, 4])
-    d1.button("Delete for good", key=CHAT_DELETE_CONFIRM, type="primary", on_click=_delete,
-              args=(sess.uuid,))
-    d2.button("Cancel", key=CHAT_DELETE_CANCEL,
-              on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: False}))
+    head, actions = st.columns([5, 1], vertical_alignment="bottom")
+    head.title(md_escape(sess.title), anchor=False)
+    with actions.popover("Rename", icon=":material/edit:"):
+        st.session_state[CHAT_TITLE + sess.uuid] = sess.title  # the stored title
+        st.text_input("Session title", key=CHAT_TITLE + sess.uuid, on_change=_rename,
+                      args=(sess.uuid,), max_chars=255, help="Edit and press Enter to rename.")
+    if not st.session_state[CHAT_CONFIRM_DELETE]:
+        actions.button("Delete", key=CHAT_DELETE, icon=":material/delete:",
+                       on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: True}))
+    else:
+        st.warning("Delete this session and all its messages?")
+        d1, d2, _ = st.columns([1, 1, 4])
+        d1.button("Delete for good", key=CHAT_DELETE_CONFIRM, type="primary",
+                  on_click=_delete, args=(sess.uuid,))
+        d2.button("Cancel", key=CHAT_DELETE_CANCEL,
+                  on_click=lambda: st.session_state.update({CHAT_CONFIRM_DELETE: False}))
 st.caption(f"{md_escape(LABELS[sess.settings.provider])} · "
            f"{md_escape(sess.settings.model or default_model(rs.settings, sess.settings.provider))}"
            f" · {sess.settings.context_limit:d} sources · "
@@ -335,7 +362,7 @@ st.caption(f"{md_escape(LABELS[sess.settings.provider])} · "
 _settings_form(sess)
 
 asked = None
-history = svc.messages(sess.uuid, scope=scope, user=owner)
+history = [] if draft else svc.messages(sess.uuid, scope=scope, user=owner)
 rated = ratings([m.id for m in history if m.role == "assistant"])
 for m in history:
     with st.chat_message(m.role):

@@ -10,6 +10,7 @@ from backend.errors import NotFound
 from backend.ui import citations as cites
 from backend.ui import state as K
 from backend.ui.citations import place_markdown
+from backend.ui.tables import DASH, field_rows, no_none
 from pages._common import (
     safe_text,
     allowed,
@@ -77,23 +78,32 @@ def _cited_place() -> None:
             st.info(md_escape(note))
 
 
+def _facts(pairs: list[tuple[str, object]]) -> None:
+    """Label and value side by side; long values wrap (st.metric cut "meeting_minutes" to
+    "meeting_mi…")."""
+    for col, (label, value) in zip(st.columns(len(pairs)), pairs):
+        col.caption(md_escape(label))
+        col.markdown(f"**{md_escape(value if value not in (None, '') else DASH)}**")
+
+
 _cited_place()
-m = st.columns(4)
-m[0].metric("Status", md_escape(d.status))
-m[1].metric("Type", md_escape(d.doc_type))
-m[2].metric("Format", md_escape(d.file_type or "-"))
-m[3].metric("Versions", len(d.versions))
+_facts([("Status", d.status), ("Type", d.doc_type), ("Format", d.file_type),
+        ("Versions", len(d.versions))])
 with st.expander("Metadata"):
-    st.json({"id": d.id, "file name": safe_text(d.filename), "source kind": d.source_kind,
-             "source": safe_text(d.source_uri), "collections": d.collections,
-             "created": str(d.created_at), "updated": str(d.updated_at), "meta": d.meta})
+    st.dataframe(field_rows({
+        "id": d.id, "file name": safe_text(d.filename), "source kind": d.source_kind,
+        "source": safe_text(d.source_uri), "collections": d.collections,
+        "created": d.created_at, "updated": d.updated_at, "meta": d.meta}),
+        hide_index=True, column_config={"value": st.column_config.Column(width="large")})
+st.page_link("pages/structure.py", label="Structure: the section tree and its chart",
+             icon=":material/account_tree:", query_params={"doc": str(d.id)})
 
 # ---- versions ----------------------------------------------------------------------------
 st.subheader("Versions", anchor=False)
-st.dataframe([{"version": v.number, "id": v.id, "active": v.is_active, "status": v.status,
-               "chunks": v.chunks, "pages": v.page_count, "language": v.language,
-               "bytes": v.size_bytes, "sha256": v.sha256[:12], "created": v.created_at,
-               "error": v.error or ""} for v in d.versions], hide_index=True)
+st.dataframe(no_none({"version": v.number, "id": v.id, "active": v.is_active, "status": v.status,
+                      "chunks": v.chunks, "pages": v.page_count, "language": v.language,
+                      "bytes": v.size_bytes, "sha256": v.sha256[:12], "created": v.created_at,
+                      "error": v.error} for v in d.versions), hide_index=True)
 if not d.versions:
     st.info("This document has no versions.")
     st.stop()
@@ -135,18 +145,18 @@ if version.error:
 st.subheader("Classification", anchor=False)
 cv = show_errors(lambda: classes.view(rs, version.id))
 if cv is not None:
-    c = st.columns(4)
-    c[0].metric("Primary type", md_escape(cv.type_label))
-    c[1].metric("Processing profile", md_escape(cv.profile_label))
-    c[2].metric("Confidence", "-" if cv.confidence is None else f"{cv.confidence:.0%}")
-    c[3].metric("Method", md_escape(cv.method))
+    _facts([("Primary type", cv.type_label), ("Processing profile", cv.profile_label),
+            ("Confidence", None if cv.confidence is None else f"{cv.confidence:.0%}"),
+            ("Method", cv.method)])
     st.caption(f"Reasoning: {md_escape(cv.reasoning or '-')}")
-    st.dataframe([{"secondary types": ", ".join(cv.secondary_types),
-                   "traits": ", ".join(cv.traits), "profile set by": cv.profile_source,
-                   "title from": cv.title_source, "model": cv.model or ""}], hide_index=True)
+    st.dataframe(no_none([{"secondary types": ", ".join(cv.secondary_types),
+                           "traits": ", ".join(cv.traits), "profile set by": cv.profile_source,
+                           "title from": cv.title_source, "model": cv.model}]), hide_index=True)
     with st.expander("Signals, profile parameters, OCR"):
-        st.json({"signals": cv.signals, "profile": cv.profile, "parameters": cv.profile_params,
-                 "chunking": cv.chunking, "ocr confidence per page": cv.ocr_pages})
+        st.dataframe(field_rows({"signals": cv.signals, "profile": cv.profile,
+                                 "parameters": cv.profile_params, "chunking": cv.chunking,
+                                 "ocr confidence per page": cv.ocr_pages}),
+                     hide_index=True, column_config={"value": st.column_config.Column(width="large")})
     for w in cv.warnings:
         st.warning(md_escape(w))
 if allowed(user, "edit_document"):
@@ -204,9 +214,10 @@ with text_tab:
 with chunk_tab:
     chunks = docs.chunks_of(rs, version.id, scope=scope)
     st.caption(f"{len(chunks)} chunks")
-    st.dataframe([{"#": c.ordinal, "start": c.start, "end": c.end, "page": c.page,
-                   "page end": c.page_end, "section": c.section, "chars": c.end - c.start,
-                   "text": c.text[:300], "id": c.id} for c in chunks], hide_index=True)
+    st.dataframe(no_none({"#": c.ordinal, "start": c.start, "end": c.end, "page": c.page,
+                          "page end": c.page_end, "section": c.section,
+                          "chars": c.end - c.start, "text": c.text[:300], "id": c.id}
+                         for c in chunks), hide_index=True)
 
 # ---- delete ------------------------------------------------------------------------------
 if allowed(user, "delete"):

@@ -1,10 +1,12 @@
 """Explorer: documents with filters and pagination (one page is loaded at a time)."""
 import streamlit as st
 
+from backend.security.access import NO_ACCESS
 from backend.services import documents as docs
+from backend.ui import explorer
 from backend.ui import state as K
+from backend.ui.tables import OPEN_ON_CLICK
 from pages._common import (
-    safe_text,
     cached_documents,
     cached_filter_options,
     current_scope,
@@ -54,6 +56,9 @@ flt = docs.ExplorerFilter(tuple(collections), tuple(file_types), tuple(doc_types
 page_size = st.session_state[K.EXPLORER_PAGE_SIZE]
 result = cached_documents(key, scope, flt, st.session_state[K.EXPLORER_PAGE], page_size)
 
+if not result.total and scope.reads_nothing:  # not a filter problem: say what to do
+    st.warning(NO_ACCESS, icon=":material/lock:")
+    st.stop()
 if not result.total:
     st.info("No documents match." if flt != docs.ExplorerFilter() else
             "No documents yet. Editors can add some on the Upload page.")
@@ -62,13 +67,18 @@ if not result.total:
 first = (result.page - 1) * result.page_size + 1
 st.caption(f"Documents {first:d}–{first + len(result.rows) - 1:d} of {result.total:d} · "
            f"page {result.page:d} of {result.pages:d}")
-st.dataframe(
-    [{"id": r.id, "title": safe_text(r.title), "file": safe_text(r.filename), "type": r.doc_type,
-      "format": r.file_type, "source": r.source_kind, "status": r.status,
-      "version": r.active_version, "versions": r.versions,
-      "collections": safe_text(", ".join(r.collections)), "updated": r.updated_at}
-     for r in result.rows],
-    hide_index=True, column_config={"id": st.column_config.NumberColumn("id", format="%d")})
+table_key = f"{K.EXPLORER_TABLE}.{st.session_state[K.EXPLORER_TABLE_N]:d}"
+event = st.dataframe(
+    explorer.table_rows(result.rows), hide_index=True, key=table_key, on_select="rerun",
+    selection_mode=OPEN_ON_CLICK,
+    column_config={k: st.column_config.Column(width=w) for k, w in explorer.WIDTHS.items()})
+opened = explorer.selected_id(result.rows, event)
+if opened is not None:  # a click on a row opens the document
+    st.session_state[K.EXPLORER_DOC_ID] = opened
+    st.session_state[K.EXPLORER_TABLE_N] += 1  # back in the explorer: no row selected
+    st.switch_page("pages/document.py", query_params={"doc": str(opened)})
+st.caption("Click a row to open its document (the document page links to its structure "
+           "and analysis).")
 
 nav1, nav2 = st.columns([3, 1])
 with nav1:
@@ -81,19 +91,3 @@ with nav1:
 with nav2:
     st.selectbox("Per page", docs.PAGE_SIZES, key=K.EXPLORER_PAGE_SIZE, on_change=_reset_page)
 
-st.divider()
-titles = {r.id: safe_text(r.title or r.filename) for r in result.rows}
-ids = list(titles)
-if st.session_state.get(K.EXPLORER_PICK) not in ids:
-    st.session_state[K.EXPLORER_PICK] = (st.session_state[K.EXPLORER_DOC_ID]
-                                         if st.session_state[K.EXPLORER_DOC_ID] in ids
-                                         else ids[0])
-pick = st.selectbox("Open a document of this page", ids, key=K.EXPLORER_PICK,
-                    format_func=lambda i: f"{i} · {titles[i]}"[:120])
-b1, b2, _ = st.columns([1, 1, 4])
-if b1.button("Details", icon=":material/description:", key=K.EXPLORER_OPEN_DETAILS):
-    st.session_state[K.EXPLORER_DOC_ID] = pick
-    st.switch_page("pages/document.py", query_params={"doc": str(pick)})
-if b2.button("Structure", icon=":material/account_tree:", key=K.EXPLORER_OPEN_STRUCTURE):
-    st.session_state[K.EXPLORER_DOC_ID] = pick
-    st.switch_page("pages/structure.py", query_params={"doc": str(pick)})

@@ -2,6 +2,7 @@
 import streamlit as st
 
 from backend.ui import state as K
+from backend.ui.tables import no_none
 from pages._common import (
     cached_status,
     current_scope,
@@ -54,13 +55,13 @@ with right:
                      "built": meta["built_at"], "updated": meta["updated_at"],
                      "parameters": params})
     if rows:
-        st.dataframe(rows, hide_index=True)
+        st.dataframe(no_none(rows), hide_index=True)
 
 st.subheader("Recent jobs")
 if not scope.unrestricted:
     st.info("Jobs are shown to admins.")
 elif status.jobs:
-    st.dataframe(status.jobs, hide_index=True,
+    st.dataframe(no_none(status.jobs, keep=("progress",)), hide_index=True,
                  column_config={"progress": st.column_config.ProgressColumn(
                      "progress", min_value=0.0, max_value=1.0, format="percent")})
 else:

@@ -9,6 +9,7 @@ from backend.security import auth
 from backend.services import debug
 from backend.errors import NotFound
 from backend.retrieval import POLICIES
+from backend.retrieval.compare import compare_results, shared_time_range
 from backend.retrieval.report import (
     candidates_side_by_side,
     highlight_markdown,
@@ -22,6 +23,7 @@ from backend.retrieval.report import (
 )
 from backend.ui import citations as cites
 from backend.ui import state as K
+from backend.ui.tables import no_none
 from pages._common import (
     safe_text,
     current_actor,
@@ -92,13 +94,18 @@ def _param_form(col, letter: str) -> dict:
 
 
 compare = st.toggle("Compare two configurations", key=K.DEBUG_COMPARE)
-with st.form(K.DEBUG_FORM):
-    query = st.text_input("Query", key=K.DEBUG_QUERY, max_chars=10000,
-                          placeholder="e.g. Welchen Standardwert hat gateway.max_connections?")
-    cols = st.columns(2 if compare else 1)
-    params_a = _param_form(cols[0], "A")
-    params_b = _param_form(cols[1], "B") if compare else None
-    go_button = st.form_submit_button("Search", type="primary", icon=":material/search:")
+shown_before = bool(st.session_state.get(K.DEBUG_RESULT_A))
+with st.form(K.DEBUG_FORM):  # compact once there are results: they come right below it
+    q_col, b_col = st.columns([6, 1], vertical_alignment="bottom")
+    query = q_col.text_input("Query", key=K.DEBUG_QUERY, max_chars=10000,
+                             placeholder="e.g. Welchen Standardwert hat gateway.max_connections?")
+    go_button = b_col.form_submit_button("Search", type="primary", icon=":material/search:",
+                                         width="stretch")
+    with st.expander("Parameters" + (" (A and B)" if compare else ""),
+                     expanded=not shown_before, icon=":material/tune:"):
+        cols = st.columns(2 if compare else 1)
+        params_a = _param_form(cols[0], "A")
+        params_b = _param_form(cols[1], "B") if compare else None
 
 if go_button:
     res_a = show_errors(lambda: debug.run_query(rs, query, params_a, actor=actor))
@@ -108,27 +115,15 @@ if go_button:
     if res_a:
         st.query_params["trace"] = res_a["trace"]["id"]
     st.query_params.pop("q", None)  # the query field holds what was searched now
-
-with st.expander("Past traces"):
-    past = debug.past_traces(rs, actor=actor)
-    if not past:
-        st.caption("No stored traces yet.")
-    else:
-        options = {t["id"]: t for t in past}
-        pick = st.selectbox("Reopen a trace", list(options), key=K.DEBUG_PAST,
-                            format_func=lambda i: f"{options[i]['at']:%Y-%m-%d %H:%M:%S} · "
-                            f"{options[i]['policy']} · {options[i]['query'][:80]}"
-                            + (f" · {options[i]['owner']}" if is_admin else ""))
-        if st.button("Open", key=K.DEBUG_PAST + ".open"):
-            st.query_params["trace"] = pick
-            st.session_state[K.DEBUG_RESULT_A] = show_errors(
-                lambda: debug.load_trace(rs, pick, actor=actor))
-            st.session_state[K.DEBUG_RESULT_B] = None
-            st.rerun()
+    if res_a and not shown_before:  # the first results: again, with the parameters folded
+        st.rerun()
 
 
-def _render(result: dict, label: str) -> None:
+def _render(result: dict, label: str, time_range: list[float], narrow: bool) -> None:
+    """One result; `time_range`: the waterfall's x-axis, shared by both configurations;
+    `narrow`: half the page (compare mode), the charts one below the other."""
     trace = result["trace"]
+    labels = debug.chunk_labels(rs, result, scope=current_scope())
     st.caption(f"{md_escape(label)} · trace {md_escape(trace['id'])} · {trace['total_ms']:.1f} ms"
                f" · policy {md_escape(result['params']['policy'])} · language "
                f"{md_escape(result['language'] or '?')}")
@@ -157,10 +152,10 @@ def _render(result: dict, label: str) -> None:
         st.warning(md_escape(w))
     if result["mode"] == "inventory":
         st.info("Inventory question: a document list instead of passages.")
-        st.dataframe([{"rank": d["rank"], "document": safe_text(d["title"]),
-                       "file": safe_text(d["filename"]),
-                       "type": d["doc_type"], "score": round(d["score"], 4)}
-                      for d in result["documents"]], hide_index=True)
+        st.dataframe(no_none({"rank": d["rank"], "document": safe_text(d["title"]),
+                              "file": safe_text(d["filename"]),
+                              "type": d["doc_type"], "score": round(d["score"], 4)}
+                             for d in result["documents"]), hide_index=True)
     cited = cites.cited_in_trace(rs, trace["id"], current_scope(), result["hits"])
     if cited:  # the chat answer of this trace: which sources it cited
         st.markdown("**Cited in the answer:**  \n" + "  \n".join(
@@ -169,12 +164,13 @@ def _render(result: dict, label: str) -> None:
             + (f" · p. {int(c['page']):d}" if c["page"] is not None else "")
             + (f" · hit #{int(c['rank']):d}" if c["rank"] is not None else "")
             for c in cited))
-    rows = hits_rows(result)
+    rows = hits_rows(result, labels)
     if not rows and result["mode"] != "inventory":
         st.info("No hits.")
         return
     st.subheader("Final hits", anchor=False)
-    st.dataframe(rows, hide_index=True)
+    st.dataframe(no_none(rows), hide_index=True,
+                 column_config={"passage": st.column_config.Column(width="large")})
     cited_n = {c["chunk_id"]: c["n"] for c in cited if c["chunk_id"]}
     for h in result["hits"][:10]:
         mark = f"cited \\[{int(cited_n[h['chunk_id']]):d}\\] · " if h.get("chunk_id") in cited_n \
@@ -191,22 +187,27 @@ def _render(result: dict, label: str) -> None:
             st.text(h["text"])
 
     st.subheader("Candidates: vector vs BM25", anchor=False)
-    side = candidates_side_by_side(result)
+    side = candidates_side_by_side(result, labels)
     st.write(" · ".join(f"{md_escape(k)}: **{v:d}**" for k, v in overlap_summary(result).items()))
-    st.dataframe(side, hide_index=True)
+    st.dataframe(no_none(side), hide_index=True,
+                 column_config={"passage": st.column_config.Column(width="large")})
 
-    c1, c2 = st.columns(2)
+    c1, c2 = (st.container(), st.container()) if narrow else st.columns(2)
     series = score_series(result)
-    if series:
+    if series:  # chart titles as captions: a plotly title was cut off in a narrow column
+        c1.markdown("**Scores per stage** (normalised to the stage's maximum)")
         fig = px.bar(series, x="hit", y="score", color="stage", barmode="group",
-                     hover_data=["raw"], title="Scores per stage (normalised to stage max)")
+                     hover_data=["raw"])
+        fig.update_layout(margin=dict(t=10, l=10, r=10, b=10), height=320)
         c1.plotly_chart(fig, key=f"scores.{label}")
     timings = stage_timings(result)
+    c2.markdown("**Timing waterfall** (ms" + (", same scale for A and B)" if narrow else ")"))
     fig = go.Figure(go.Bar(
         y=[plain_label(t["stage"]) for t in timings], x=[t["ms"] for t in timings],
         base=[t["start_ms"] for t in timings], orientation="h",
         marker_color=["crimson" if t["error"] else "steelblue" for t in timings]))
-    fig.update_layout(title="Timing waterfall (ms)", yaxis={"autorange": "reversed"})
+    fig.update_layout(yaxis={"autorange": "reversed"}, xaxis={"range": time_range},
+                      margin=dict(t=10, l=10, r=10, b=10), height=320)
     c2.plotly_chart(fig, key=f"timing.{label}")
     with st.expander("Trace stages (parameters, candidates, errors)"):
         for s in trace["stages"]:
@@ -216,13 +217,50 @@ def _render(result: dict, label: str) -> None:
             st.json(s["params"], expanded=False)
 
 
+def _compare_summary(a: dict, b: dict) -> None:
+    """How far A and B agree: overlap@k and the hits that moved, came or went."""
+    scope = current_scope()
+    labels = {**debug.chunk_labels(rs, a, scope=scope), **debug.chunk_labels(rs, b, scope=scope)}
+    cmp = compare_results(a, b, max(a["params"]["k"], b["params"]["k"]), labels)
+    n = cmp["counts"]
+    st.subheader("A vs B", anchor=False)
+    st.markdown(f"**overlap@{cmp['k']:d}: {cmp['overlap']:.0%}** ({cmp['shared']:d} of "
+                f"{cmp['k']:d} hits in both) · moved up {n['up']:d} · down {n['down']:d} · "
+                f"same rank {n['same']:d} · new in B {n['new']:d} · dropped from A "
+                f"{n['dropped']:d}")
+    if cmp["rows"]:
+        st.dataframe(no_none(cmp["rows"]), hide_index=True,
+                     column_config={"passage": st.column_config.Column(width="large")})
+
+
 res_a = st.session_state.get(K.DEBUG_RESULT_A)
 res_b = st.session_state.get(K.DEBUG_RESULT_B)
+span = shared_time_range(res_a, res_b)
 if res_a and res_b:
+    _compare_summary(res_a, res_b)
     left, right = st.columns(2)
     with left:
-        _render(res_a, "A")
+        _render(res_a, "A", span, narrow=True)
     with right:
-        _render(res_b, "B")
+        _render(res_b, "B", span, narrow=True)
 elif res_a:
-    _render(res_a, "A")
+    _render(res_a, "A", span, narrow=False)
+
+with st.expander("Past traces"):
+    past = debug.past_traces(rs, actor=actor)
+    if not past:
+        st.caption("No stored traces yet.")
+    else:
+        options = {t["id"]: t for t in past}
+        pick = st.selectbox("Reopen a trace", list(options), key=K.DEBUG_PAST,
+                            format_func=lambda i: f"{options[i]['at']:%Y-%m-%d %H:%M:%S} · "
+                            f"{options[i]['policy']} · {options[i]['query'][:80]}"
+                            + (f" · {options[i]['owner']}" if is_admin else ""))
+        if st.button("Open", key=K.DEBUG_PAST + ".open"):
+            st.query_params["trace"] = pick
+            st.session_state[K.DEBUG_RESULT_A] = show_errors(
+                lambda: debug.load_trace(rs, pick, actor=actor))
+            st.session_state[K.DEBUG_RESULT_B] = None
+            st.rerun()
+
+

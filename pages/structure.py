@@ -6,6 +6,8 @@ import streamlit as st
 from backend.services import documents as docs
 from backend.errors import NotFound
 from backend.ui import state as K
+from backend.ui import structure
+from backend.ui.tables import OPEN_ON_CLICK, no_none
 from pages._common import (
     current_scope,
     get_rs,
@@ -14,8 +16,6 @@ from pages._common import (
     plain_label,
     require_page,
 )
-
-MAX_EXPANDERS = 150
 
 user = require_page("viewer")
 rs = get_rs()
@@ -52,38 +52,31 @@ def _label(n: docs.SectionNode) -> str:
     return "(whole document)" if n is tree else n.label
 
 
-def _choose(section_id: int) -> None:
-    st.session_state[K.STRUCTURE_SECTION] = section_id
+def _table_reset() -> None:
+    """Another control chose the section: the table's row highlight would be stale."""
+    st.session_state[K.STRUCTURE_TABLE_N] += 1
+    st.session_state[K.STRUCTURE_TABLE_SEEN] = None
 
 
 c1, c2 = st.columns(2)
 size_by = c1.radio("Size by", ["characters", "chunks"], key=K.STRUCTURE_SIZE_BY, horizontal=True)
 chart = c2.radio("Chart", ["sunburst", "treemap"], key=K.STRUCTURE_CHART, horizontal=True)
 
-tree_col, chart_col = st.columns([2, 3])
+tree_col, chart_col = st.columns(2)
 with tree_col:
     st.subheader("Sections", anchor=False)
-    st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks:d} chunks")
-    tops = tree.children
-    while len(tops) == 1 and tops[0].children:  # a title heading wrapping everything
-        tops = tops[0].children
-    for i, top in enumerate(tops):
-        if i == MAX_EXPANDERS:
-            st.caption(f"… and {len(tops) - MAX_EXPANDERS} more sections at this level "
-                       "(use the section picker below).")
-            break
-        with st.expander(f"{md_escape(top.label)} — {md_escape(_stats(top))}"):
-            st.button("Show this section", key=f"{K.STRUCTURE_SHOW}.{top.id}", on_click=_choose,
-                      args=(top.id,))
-            lines = []
-            stack = [(c, 0) for c in reversed(top.children)]
-            while stack:  # depth by tree position: levels may skip
-                n, depth = stack.pop()
-                lines.append("    " * depth
-                             + f"- **{md_escape(n.label)}** · {md_escape(_stats(n))}")
-                stack += [(c, depth + 1) for c in reversed(n.children)]
-            if lines:
-                st.markdown("\n".join(lines))
+    st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks:d} chunks · click a row to "
+               "show the section")
+    row_ids, rows = structure.section_rows(tree)
+    event = st.dataframe(
+        rows, hide_index=True, height=structure.height(len(rows)), on_select="rerun",
+        selection_mode=OPEN_ON_CLICK,
+        key=f"{K.STRUCTURE_TABLE}.{version_id}.{st.session_state[K.STRUCTURE_TABLE_N]:d}",
+        column_config={k: st.column_config.Column(width=w) for k, w in structure.WIDTHS.items()})
+    row_pick = structure.picked_section(row_ids, event)
+    if row_pick is not None and row_pick != st.session_state.get(K.STRUCTURE_TABLE_SEEN):
+        st.session_state[K.STRUCTURE_SECTION] = row_pick  # one click shows it
+    st.session_state[K.STRUCTURE_TABLE_SEEN] = row_pick
 
 with chart_col:
     ids, parents, labels, values, hover = [], [], [], [], []
@@ -120,10 +113,11 @@ with chart_col:
     # A chart selection persists across reruns: apply it only when it changes.
     if picked is not None and picked != st.session_state.get(K.STRUCTURE_PLOT_SEEN):
         st.session_state[K.STRUCTURE_SECTION] = picked
+        _table_reset()
     st.session_state[K.STRUCTURE_PLOT_SEEN] = picked
 
 st.divider()
-choice = st.selectbox("Section", list(nodes), key=K.STRUCTURE_SECTION,
+choice = st.selectbox("Section", list(nodes), key=K.STRUCTURE_SECTION, on_change=_table_reset,
                       format_func=lambda i: ("· " * max(0, nodes[i].level - 1)
                                              + _label(nodes[i]))[:160])
 node = nodes[choice]
@@ -135,6 +129,6 @@ with text_col:
     st.code(text or "(empty)", language=None, wrap_lines=True, height=380)
 with chunk_col:
     chunks = docs.chunks_of(rs, version_id, [n.id for n in node.walk()], scope=scope)
-    st.dataframe([{"#": c.ordinal, "section": c.section, "start": c.start, "end": c.end,
-                   "page": c.page, "text": c.text[:240]} for c in chunks], hide_index=True,
-                 height=380)
+    st.dataframe(no_none({"#": c.ordinal, "section": c.section, "start": c.start, "end": c.end,
+                          "page": c.page, "text": c.text[:240]} for c in chunks),
+                 hide_index=True, height=380)

@@ -1,6 +1,8 @@
 """End to end in a real browser: the dashboard runs under `streamlit run` on 127.0.0.1 with a
 temporary data dir, Debian's chromium (driven by Playwright, never `playwright install`)
-signs in, uploads a document, finds it in the explorer and opens its structure tree.
+signs in, uploads a document, finds it in the explorer, opens it with a click on its row and
+its structure from there (one click per section), searches in query debug (results on the
+first screen) and asks the chat (the session named after the question).
 Screenshots go to test-artifacts/browser/."""
 from __future__ import annotations
 
@@ -148,6 +150,18 @@ def _nav(page, title: str) -> None:
     _settled(page)
 
 
+ROW_PX = 35  # st.dataframe's default header and row height
+
+
+def _click_row(page, grid, row: int) -> None:
+    """Click a cell of a table's `row` (0 = the first below the header): the table is a
+    canvas, so by position."""
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + min(200, box["width"] / 2),
+                     box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+    _settled(page)
+
+
 def test_sign_in_upload_explore_structure(server, browser_page, tmp_path):
     page = browser_page
     try:
@@ -254,21 +268,31 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     expect(page.get_by_text("Documents 1–1 of 1")).to_be_visible()
     _shot(page, "3_explorer")
 
-    # its structure tree, chart and a section's text
-    page.get_by_role("button", name="Structure").click()
+    # a click on the document's row opens it (issue 23: a dropdown plus a button before)
+    _click_row(page, page.get_by_test_id("stDataFrame").first, 0)
+    page.wait_for_url("**/document?doc=*")
+    _settled(page)
+    expect(page.get_by_role("heading", name="Browser test handbook")).to_be_visible()
+    # its facts are shown whole (st.metric cut "meeting_minutes" to "meeting_mi…")
+    cut = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain] strong')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)""")
+    assert cut == [], cut
+    _shot(page, "3b_document")
+
+    # its structure: a section table, one click on a row shows the section's text
+    page.get_by_role("link", name="Structure: the section tree and its chart").click()
+    _settled(page)
     expect(page.get_by_role("heading", name="Structure")).to_be_visible()
-    expander = page.get_by_test_id("stExpander").filter(has_text="Pumps").first
-    expect(expander).to_be_visible()
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
-    expander.click()
-    expander.get_by_role("button", name="Show this section").click()
+    sections = page.get_by_test_id("stDataFrame").first
+    # rows: (whole document), Browser test handbook, Pumps, Pump maintenance, Valves
+    _click_row(page, sections, 2)
     code = page.get_by_test_id("stCode").filter(has_text="intake pump").first
     expect(code).to_be_visible()
+    expect(page.get_by_test_id("stCode").filter(has_text="outlet valve")).to_have_count(0)
     _shot(page, "4_structure")
     # the script in the text is shown as text, and nothing ran it
-    valves = page.get_by_test_id("stExpander").filter(has_text="Valves").first
-    valves.click()
-    valves.get_by_role("button", name="Show this section").click()
+    _click_row(page, sections, 4)
     expect(page.get_by_test_id("stCode").filter(has_text="<script>alert('x')</script>")
            .first).to_be_visible()
 
@@ -278,6 +302,11 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     page.get_by_role("button", name="Search").click()
     _settled(page)
     expect(page.get_by_role("heading", name="Final hits")).to_be_visible(timeout=180_000)
+    # the results start right below the compact form, within the first screen (issue 23:
+    # ~1,300 px below it), the parameters folded
+    top = page.get_by_role("heading", name="Final hits").bounding_box()["y"]
+    assert top < 700, top
+    expect(page.get_by_text("Candidates per retriever").first).to_be_hidden()
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     first = page.get_by_test_id("stExpander").filter(has_text="#1 ·").first
     first.click()
@@ -310,15 +339,17 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     expect(page.locator("input[type=file]")).to_have_count(0)
     _shot(page, "7_viewer_crafted_url")
     # chat (as the viewer): a question gets an answer with a checked citation
-    _nav(page, "Chat")
-    page.wait_for_url("**/chat?session=*")
+    _nav(page, "Chat")  # a draft: the session is stored with the first question
     box = page.get_by_test_id("stChatInputTextArea")
     box.fill("How often is the intake pump checked?")
     box.press("Enter")
     answer = page.get_by_test_id("stChatMessage").nth(1)
     expect(answer).to_contain_text("every morning", timeout=180_000)
     expect(answer).to_contain_text("[1]")
+    page.wait_for_url("**/chat?session=*")
     _settled(page)
+    expect(page.get_by_role("heading", name="How often is the intake pump checked?")
+           ).to_be_visible()
     expect(page.get_by_text("1 cited").first).to_be_visible()
     _shot(page, "8_chat")
 

@@ -75,12 +75,12 @@ def _texts(at: AppTest) -> str:
 
 def test_chat_answers_a_question_with_citations(monkeypatch, data, service):
     at = page(monkeypatch, data, "chat")
-    uuid = at.query_params["session"]
-    uuid = uuid[0] if isinstance(uuid, list) else uuid
-    assert service.get_session(uuid).user == "viewer"
     at.chat_input(key="chat.input").set_value(
         "Which configuration key replaced gateway.maxConn?").run()
     assert not at.exception, [e.value for e in at.exception]
+    uuid = at.query_params["session"]
+    uuid = uuid[0] if isinstance(uuid, list) else uuid
+    assert service.get_session(uuid).user == "viewer"
     msgs = service.messages(uuid, scope=EVERYTHING)
     assert [m.role for m in msgs] == ["user", "assistant"]
     answer = msgs[1]
@@ -94,8 +94,8 @@ def test_chat_answers_a_question_with_citations(monkeypatch, data, service):
 
 
 def test_rename_settings_and_delete(monkeypatch, data, service):
-    at = page(monkeypatch, data, "chat")
-    uuid = service.list_sessions("viewer")[0].uuid
+    uuid = service.create_session("viewer").uuid
+    at = page(monkeypatch, data, "chat", session=uuid)
     at.text_input(key=f"chat.title.{uuid}").set_value("Gateway notes").run()
     assert service.get_session(uuid).title == "Gateway notes"
 
@@ -126,8 +126,8 @@ def test_a_deleted_session_url_offers_a_new_session(monkeypatch, data, service):
     assert any("no longer exists" in w.value for w in at.warning)
     at.button(key="chat.new_after_gone").click().run()
     assert not at.exception and not at.warning
-    now = at.query_params["session"]
-    assert (now[0] if isinstance(now, list) else now) != gone.uuid
+    assert "session" not in at.query_params  # a new chat: stored with its first question
+    assert at.title[0].value == "Chat" and at.chat_input(key="chat.input")
 
 
 def test_another_users_session_is_not_shown(monkeypatch, data, service):
@@ -142,7 +142,33 @@ def test_empty_and_overlong_messages_are_refused(monkeypatch, data, service):
     assert any("100,000 characters" in plain(e.value) for e in at.error)
     at.chat_input(key="chat.input").set_value("   ").run()
     assert any("empty" in plain(e.value) for e in at.error)
-    assert all(s.messages == 0 for s in service.list_sessions("viewer"))
+    assert service.list_sessions("viewer") == []  # a refused question leaves no session
+
+
+def test_a_chat_is_stored_with_its_first_question_and_named_after_it(monkeypatch, data,
+                                                                      service):
+    """Issue 23: every visit left an empty "New chat" session, listed beside the "New chat"
+    button; the page had no title."""
+    for _ in range(3):
+        at = page(monkeypatch, data, "chat")
+    assert service.list_sessions("viewer") == []
+    service.create_session("viewer")  # an empty one left by an earlier version: not listed
+    at = page(monkeypatch, data, "chat")
+    k = "chat.settings."  # the draft's settings become the new session's
+    at.select_slider(key=f"{k}.context_limit").set_value(10)
+    at.button(key=f"FormSubmitter:{k}-Save settings").click().run()
+    assert len(service.list_sessions("viewer")) == 1
+    labels = [plain(b.label) for b in at.sidebar.button]
+    assert labels.count("New chat") == 1, labels
+    at.chat_input(key="chat.input").set_value("What changed in version 3.2.0?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    stored = [s for s in service.list_sessions("viewer") if s.messages]
+    assert [s.title for s in stored] == ["What changed in version 3.2.0?"]
+    assert stored[0].settings.context_limit == 10
+    at.run()
+    assert plain(at.title[0].value) == "What changed in version 3.2.0?"
+    labels = [plain(b.label) for b in at.sidebar.button]
+    assert labels == ["New chat", "What changed in version 3.2.0?"], labels
 
 
 def test_signed_out_user_gets_no_chat(monkeypatch, data):

@@ -290,9 +290,16 @@ def test_explorer_filters_and_opens_a_document(app, corpus):
     at.multiselect(key=K.EXPLORER_COLLECTIONS).unselect("web").run()
     at.text_input(key=K.EXPLORER_SEARCH_TEXT).input("pumps and valves").run()
     assert list(at.dataframe[0].value["file"]) == ["xss_notes.md"]
-    at.button(key=K.EXPLORER_OPEN_DETAILS).click().run()
+    # a click on a row opens its document (issue 23: a dropdown plus a button before)
+    at.session_state[f"{K.EXPLORER_TABLE}.0"] = {"selection": {"rows": [0], "columns": [],
+                                                               "cells": []}}
+    at.run()
     assert not at.exception and at.title[0].value == "Document"
     assert at.session_state[K.EXPLORER_DOC_ID] == corpus[1]["xss_notes.md"]
+    assert at.query_params["doc"] in (str(corpus[1]["xss_notes.md"]),
+                                      [str(corpus[1]["xss_notes.md"])])
+    at.switch_page("pages/explorer.py").run()  # back: the explorer again, nothing selected
+    assert not at.exception and at.title[0].value == "Document explorer"
 
 
 def test_explorer_paginates_without_loading_everything(app, bare):
@@ -423,12 +430,17 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
     at = app(corpus[0], "viewer")
     at.query_params["doc"] = str(corpus[1]["runbook_gateway_failover.md"])
     open_page(at, "structure")
-    assert len(at.expander) >= 2
+    table = next(d for d in at.dataframe if (d.key or "").startswith(K.STRUCTURE_TABLE))
+    sections = list(table.value["section"])
+    assert sections[0] == "(whole document)" and len(sections) >= 3
     assert at.get("plotly_chart")
     whole = at.code[0].value
-    at.expander[1].button[0].click().run()  # "Show this section" of the second one
+    # one click on a section's row shows it (issue 23: an expander, then a button in it)
+    at.session_state[table.key] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
     assert not at.exception
     assert at.code[0].value != whole and at.code[0].value in whole
+    assert at.subheader[-1].value.strip() in sections[2]
     at.radio(key=K.STRUCTURE_SIZE_BY).set_value("chunks").run()
     at.radio(key=K.STRUCTURE_CHART).set_value("treemap").run()
     assert not at.exception and at.get("plotly_chart")

@@ -5,7 +5,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-from backend.security.access import Scope
+from backend.security.access import NO_ACCESS, Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
 from backend.retrieval import dictionary, fusion, lookup, policies
@@ -75,7 +75,8 @@ class Retriever:
             result.warnings.append(f"query cut to {len(q.text)} characters")
         flt = self._filter(p, scope, trace)
         if not q.text or (flt.document_ids is not None and not flt.document_ids):
-            result.warnings.append("empty query" if not q.text else "no document matches the filters")
+            result.warnings.append("empty query" if not q.text else NO_ACCESS
+                                   if scope.reads_nothing else "no document matches the filters")
             if q.inventory:
                 result.mode = "inventory"  # a document list, empty
             return self._finish(result, t_all, owner)

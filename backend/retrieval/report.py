@@ -17,19 +17,22 @@ def _fmt(x: float | None, digits: int = 4) -> float | None:
     return None if x is None else round(float(x), digits)
 
 
-def hits_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per final hit with its score and rank at every stage."""
+def hits_rows(result: dict[str, Any], labels: dict[str, str] | None = None
+              ) -> list[dict[str, Any]]:
+    """One row per final hit: what it is first ("title · section · p. N" from `labels`, or
+    title › section), then its score and rank at every stage. Few columns, so that the
+    table fits the page (its right part was cut off with 16)."""
+    labels = labels or {}
     rows = []
     for h in result.get("hits", []):
+        name = labels.get(h["chunk_id"]) or " › ".join(
+            x for x in (h["document_title"] or h["filename"], h.get("breadcrumb")) if x)
         rows.append({
-            "rank": h["rank"], "score": _fmt(h["score"]),
+            "rank": h["rank"], "passage": name, "score": _fmt(h["score"]),
             "vector": _fmt(h["vector_score"]), "vector rank": h["vector_rank"],
             "bm25": _fmt(h["keyword_score"]), "bm25 rank": h["keyword_rank"],
             "fused": _fmt(h["fused_score"]), "fused rank": h["fused_rank"],
             "boost": _fmt(h["boost"]), "rerank": _fmt(h["rerank_score"]),
-            "document": h["document_title"] or h["filename"],
-            "section": h.get("breadcrumb", ""), "page": h["page"],
-            "version": h["version_number"], "chunk": h["chunk_id"][:12],
         })
     return rows
 
@@ -54,9 +57,12 @@ def _stage(result: dict[str, Any], name: str) -> dict[str, Any] | None:
     return next((s for s in result["trace"]["stages"] if s["name"] == name), None)
 
 
-def candidates_side_by_side(result: dict[str, Any]) -> list[dict[str, Any]]:
+def candidates_side_by_side(result: dict[str, Any], labels: dict[str, str] | None = None
+                            ) -> list[dict[str, Any]]:
     """Vector and BM25 candidate lists in one table: for every candidate either retriever
-    found, its rank in each list, its fused rank and its final rank (None where absent)."""
+    found, its rank in each list, its fused rank and its final rank (None where absent).
+    `labels`: chunk id -> "title · section · page" (the short id where there is none)."""
+    labels = labels or {}
     vec = {c["id"]: c for c in (_stage(result, "vector_search") or {}).get("candidates", [])}
     kw = {c["id"]: c for c in (_stage(result, "keyword_search") or {}).get("candidates", [])}
     fused = {c["id"]: c for c in (_stage(result, "fusion") or {}).get("candidates", [])}
@@ -66,7 +72,7 @@ def candidates_side_by_side(result: dict[str, Any]) -> list[dict[str, Any]]:
     for i in ids:
         v, k, f = vec.get(i), kw.get(i), fused.get(i)
         rows.append({
-            "chunk": i[:12], "vector rank": v and v["rank"], "vector score": v and v["score"],
+            "passage": labels.get(i) or i[:12], "vector rank": v and v["rank"], "vector score": v and v["score"],
             "bm25 rank": k and k["rank"], "bm25 score": k and k["score"],
             "fused rank": f and f["rank"], "fused score": f and f["score"],
             "final rank": final.get(i),

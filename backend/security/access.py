@@ -35,6 +35,10 @@ from backend.security.sessions import Session, validate
 ACTOR_KINDS = ("user", "principal", "system")
 
 
+NO_ACCESS = ("You have no access to any collection — ask an admin to add you to an access "
+             "group (Access page).")
+
+
 @dataclass(frozen=True)
 class Actor:
     username: str
@@ -116,6 +120,12 @@ class Scope:
     @property
     def unrestricted(self) -> bool:
         return self.readable is None
+
+    @property
+    def reads_nothing(self) -> bool:
+        """No readable collection at all: pages and searches say so (`NO_ACCESS`) instead
+        of "nothing matches", which would send the user looking for a wrong filter."""
+        return self.readable is not None and not self.readable
 
     def can_read(self, collection: str) -> bool:
         return self.readable is None or collection in self.readable

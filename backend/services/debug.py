@@ -12,8 +12,9 @@ from typing import Any
 
 from backend.security import access
 from backend.security.access import Actor, Scope
+from backend.security.display import safe_text
 from backend.errors import NotFound
-from backend.retrieval import RetrievalParams, Retriever
+from backend.retrieval import RetrievalParams, Retriever, lookup
 from backend.retrieval.traces import list_traces, load_result_dict
 from backend.store.redact import trace_document_ids
 
@@ -85,3 +86,30 @@ def filter_choices(rs, *, scope: Scope) -> dict[str, list]:
     opts = filter_options(rs, scope=scope)
     return {"collections": opts.collections, "doc_types": opts.doc_types,
             "file_types": opts.file_types}
+
+
+def chunk_labels(rs, result: dict[str, Any], *, scope: Scope) -> dict[str, str]:
+    """Every hit and candidate chunk of a result named for people: "title · section path ·
+    p. N" (the page showed 12-hex-digit chunk ids). Chunks of documents outside `scope`, and
+    deleted ones, get no label (the page shows the short id)."""
+    ids = {h["chunk_id"] for h in result.get("hits", []) if h.get("chunk_id")}
+    for stage in (result.get("trace") or {}).get("stages", []):
+        ids |= {c["id"] for c in stage.get("candidates") or [] if c.get("id")}
+    if not ids:
+        return {}
+    with rs.store.session() as s:
+        infos = lookup.chunk_infos(s, sorted(ids))
+        readable = access.visible_document_ids(s, scope, {i.document_id for i in infos.values()})
+        infos = {c: i for c, i in infos.items() if i.document_id in readable}
+        paths = lookup.section_paths(s, {i.version_id for i in infos.values()},
+                                     {i.section_id for i in infos.values() if i.section_id})
+    out = {}
+    for cid, i in infos.items():
+        parts = [safe_text(i.title or i.filename)]
+        crumbs = paths.get(i.section_id, ([], "", 0, 0))[0] if i.section_id else []
+        if crumbs:
+            parts.append(" › ".join(crumbs))
+        if i.page is not None:
+            parts.append(f"p. {i.page}")
+        out[cid] = " · ".join(parts)
+    return out

@@ -10,6 +10,7 @@ collections, and an id outside the scope raises the NotFound of a missing one.""
 from __future__ import annotations
 
 import mimetypes
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable, Sequence
@@ -117,6 +118,18 @@ class DocumentDetail:
     updated_at: datetime | None
 
 
+def _names_number(title: str, number: str) -> bool:
+    """Does the title's beginning carry the heading's number ("1" of "Item 1", "3.2" of
+    "3.2")? Compared as the number's last token, whole, within the first words."""
+    if title.startswith(number):
+        return True
+    core = number.split()[-1].strip(".:)") if number.split() else ""
+    if not core:
+        return False
+    head = " ".join(title.split()[:4])
+    return re.search(rf"(?<![\w.]){re.escape(core)}(?!\w|\.\d)", head) is not None
+
+
 @dataclass
 class SectionNode:
     """One node of a version's section tree, with its children nested."""
@@ -141,8 +154,12 @@ class SectionNode:
 
     @property
     def label(self) -> str:
-        head = f"{self.number} " if self.number and not self.title.startswith(self.number) else ""
-        return (head + (self.title or self.kind)).strip()
+        """The title, with the number in front unless the title names it already: "Item 1"
+        before "Agenda item 1: Budget" read "Item 1 Agenda item 1: Budget" (issue 23)."""
+        title = self.title or self.kind
+        if not self.number or _names_number(title, self.number):
+            return title.strip()
+        return f"{self.number} {title}".strip()
 
     def walk(self) -> Iterable["SectionNode"]:
         yield self

@@ -42,9 +42,8 @@ EXPLORER_SOURCE_KINDS = "explorer.source_kinds"
 EXPLORER_STATUSES = "explorer.statuses"
 EXPLORER_SEARCH = "explorer.search"
 EXPLORER_SEARCH_TEXT = "explorer.search_text"
-EXPLORER_PICK = "explorer.pick"
-EXPLORER_OPEN_DETAILS = "explorer.open_details"
-EXPLORER_OPEN_STRUCTURE = "explorer.open_structure"
+EXPLORER_TABLE = "explorer.table"  # + "." + EXPLORER_TABLE_N: the table (row selection opens)
+EXPLORER_TABLE_N = "explorer.table_n"  # a new table after each opening: no stale selection
 # The document chosen in the explorer; the document and structure pages start from it.
 EXPLORER_DOC_ID = "explorer.doc_id"
 
@@ -70,7 +69,9 @@ STRUCTURE_CHART = "structure.chart"
 STRUCTURE_SECTION = "structure.section"
 STRUCTURE_PLOT = "structure.plot"
 STRUCTURE_PLOT_SEEN = "structure.plot_seen"
-STRUCTURE_SHOW = "structure.show"  # + "." + section id
+STRUCTURE_TABLE = "structure.table"  # + "." + version id + "." + STRUCTURE_TABLE_N
+STRUCTURE_TABLE_N = "structure.table_n"  # a new table when the section is chosen elsewhere
+STRUCTURE_TABLE_SEEN = "structure.table_seen"  # the row selection last applied
 
 # upload
 UPLOAD_FILES = "upload.files"  # + "." + nonce (a new nonce empties the uploader)
@@ -113,9 +114,11 @@ DEFAULTS: dict[str, Any] = {
     EXPLORER_PAGE: 1,
     EXPLORER_PAGE_SIZE: 25,
     EXPLORER_DOC_ID: None,
+    EXPLORER_TABLE_N: 0,
     DOCUMENT_CONFIRM_DELETE: False,
     DOCUMENT_FLASH: None,
     STRUCTURE_SIZE_BY: "characters",
+    STRUCTURE_TABLE_N: 0,
     STRUCTURE_CHART: "sunburst",
     UPLOAD_RESULTS: None,
     UPLOAD_NONCE: 0,
@@ -207,7 +210,10 @@ TOKENS_NO_EXPIRY = "tokens.no_expiry"
 TOKENS_DESCRIPTION = "tokens.description"
 TOKENS_REVOKE_PICK = "tokens.revoke_pick"
 TOKENS_REVOKE = "tokens.revoke"
-DEFAULTS.update({TOKENS_FLASH: None})
+TOKENS_REVOKE_ASK = "tokens.revoke_ask"  # the token id whose revocation awaits confirmation
+TOKENS_REVOKE_CONFIRM = "tokens.revoke_confirm"
+TOKENS_REVOKE_CANCEL = "tokens.revoke_cancel"
+DEFAULTS.update({TOKENS_FLASH: None, TOKENS_REVOKE_ASK: None})
 
 # document analysis (pages/analysis.py)
 ANALYSIS_PICK = "analysis.pick"
