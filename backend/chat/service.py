@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from backend.security.access import Scope
 from backend.answer import route as chat_route
-from backend.chat import followup
+from backend.chat import followup, followup_context
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
@@ -148,9 +148,9 @@ class ChatService(ChatSessions):
         # -----------------------------------------------------------------------------------
         owner = TraceOwner.user(sess.user) if sess.user else TraceOwner.system("cli")
         # ---- follow-ups: the retrieval query from the conversation (chat/followup.py) ----
-        turns = followup.conversation(self.rs, sess.uuid,
-                                      followup.context_lines(self.settings, cfg.context_mode))
-        rw = followup.for_question(self, sess, q, scope, turns)
+        turns = followup_context.conversation(
+            self.rs, sess.uuid, followup_context.context_lines(self.settings, cfg.context_mode))
+        rw = followup_context.for_question(self, sess, q, scope, turns)
         gen = None
         for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
                                         history=[(t.question, t.answer) for t in turns]):
@@ -160,7 +160,7 @@ class ChatService(ChatSessions):
                 yield event
         assert gen is not None
         chat_route.note_trace(self.rs, gen.trace_id, routed)  # issue 12: why retrieval
-        followup.note_trace(self.rs, gen.trace_id, rw)
+        followup_context.note_trace(self.rs, gen.trace_id, rw)
         yield self.store_turn(sess.uuid, q, cfg, content=gen.text, sources=gen.sources,
                               citations=gen.citations, format_check=gen.format_check,
                               provider=gen.provider, model=gen.model,
