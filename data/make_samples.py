@@ -59,10 +59,8 @@ def make_bad() -> dict[str, bytes]:
     out["encrypted.pdf"] = buf.getvalue()
     out["empty.txt"] = b""
     out["empty.pdf"] = b""
-    out["notes.xyz"] = ("Notizen zur Besprechung mit Lumen Systems am 5. März 2024:\n"
-                        "- Lizenzverlängerung bis Ende 2025 prüfen\n- Angebot für Schulung anfordern\n").encode()
-    out["fake.docx"] = ("This is not a Word document. It is plain text saved with a .docx extension,\n"
-                        "so any ZIP/OOXML parser must reject it.\n").encode()
+    for name in ("notes.xyz", "fake.docx"):  # text under a name that promises another format
+        out[name] = T.read_text(name).encode()
     out["altbestand_latin1.txt"] = T.ALTBESTAND_LATIN1.encode("latin-1")
     return out
 

@@ -306,59 +306,10 @@ def render_odt(doc: dict, src: str) -> bytes:
     buf = io.BytesIO()
     o.write(buf)
     return normalise_zip(buf.getvalue())
-SITE = {
-    "stadtwerke": dict(
-        lang="de",
-        head_title="Häufige Fragen zum Kundenportal | Stadtwerke Birkenau",
-        header='<header class="site-header"><a class="logo" href="/">Stadtwerke Birkenau</a>'
-               '<p class="claim">Energie und Wasser für unsere Stadt</p>'
-               '<form class="search" action="/suche"><input name="q" placeholder="Suche"></form></header>',
-        nav='<nav class="main-nav" aria-label="Hauptnavigation"><ul>'
-            '<li><a href="/">Start</a></li><li><a href="/strom">Strom</a></li><li><a href="/gas">Gas</a></li>'
-            '<li><a href="/wasser">Wasser</a></li><li><a href="/fernwaerme">Fernwärme</a></li>'
-            '<li><a href="/kundenportal">Kundenportal</a></li><li><a href="/datenschutz">Datenschutz</a></li>'
-            '<li><a href="/kontakt">Kontakt</a></li></ul></nav>',
-        before_main='<div id="cookie-banner" class="banner" role="dialog">Wir verwenden Cookies, um unsere '
-                    'Website für Sie zu verbessern. <button>Alle akzeptieren</button> '
-                    '<button>Nur notwendige</button></div>\n'
-                    '<div class="breadcrumb"><a href="/">Start</a> › <a href="/kundenportal">Kundenportal</a> › FAQ</div>',
-        aside='<aside class="teaser"><h2>Das könnte Sie auch interessieren</h2><ul>'
-              '<li><a href="/strom/tarife">Stromtarife im Überblick</a></li>'
-              '<li><a href="/wasser/preise">Wasserpreise ab 2025</a></li>'
-              '<li><a href="/fernwaerme/merkblatt">Merkblatt Fernwärme-Hausanschluss</a></li></ul></aside>',
-        footer='<footer class="site-footer"><p>Service-Telefon 0800 4711 100 (kostenfrei), Montag bis Freitag '
-               '8 bis 18 Uhr</p><ul><li><a href="/impressum">Impressum</a></li><li><a href="/datenschutz">'
-               'Datenschutz</a></li><li><a href="/barrierefreiheit">Barrierefreiheit</a></li></ul>'
-               '<p>© 2024 Stadtwerke Birkenau GmbH</p></footer>',
-        scripts='<script>\n  window.dataLayer = window.dataLayer || [];\n'
-                '  function zeigeBanner() { var text = "Wir verwenden Cookies"; '
-                'document.getElementById("cookie-banner").hidden = false; return text; }\n'
-                '  zeigeBanner();\n</script>',
-    ),
-    "lumen": dict(
-        lang="en",
-        head_title="REST API Quick Start – Lumen Data Gateway Documentation",
-        header='<header class="docs-header"><a class="brand" href="/docs/">Lumen Systems Docs</a>'
-               '<span class="version">Lumen Data Gateway 3.2</span></header>',
-        nav='<nav class="top-nav"><a href="/docs/">Documentation</a> <a href="/docs/api/">API</a> '
-            '<a href="/docs/release-notes/">Release notes</a> <a href="/support/">Support</a></nav>\n'
-            '<nav class="sidebar" aria-label="Table of contents"><ul><li><a href="#install">Installation'
-            '</a></li><li><a href="#config">Configuration reference</a></li><li><a href="#api">REST API'
-            ' quick start</a></li><li><a href="#cluster">Cluster operation</a></li></ul></nav>',
-        before_main='',
-        aside='<aside class="feedback">Was this page helpful? <a href="#yes">Yes</a> <a href="#no">No</a>'
-              '</aside>',
-        footer='<footer class="docs-footer"><p>© 2024 Lumen Systems GmbH. All rights reserved.</p>'
-               '<p><a href="/legal">Legal notice</a> · <a href="/privacy">Privacy</a></p></footer>',
-        scripts='<script src="/static/highlight.min.js"></script>\n<script>\n'
-                '  hljs.highlightAll();\n  var analyticsId = "LDG-DOCS-0001";\n'
-                '  console.log("Page view: REST API quick start");\n</script>',
-    ),
-}
 
 
 def render_html(doc: dict, src: str) -> bytes:
-    site = SITE[doc["site"]]
+    site = T.SITES[doc["site"]]
     e = html.escape
     body = []
     for b in parse_dsl(src):
