@@ -139,13 +139,16 @@ def ingest_corpus(name: str, files: list[Path], data_dir: Path, worker: BareWork
         if on_round:
             on_round(res, bare)
 
-    def progress(i, total, out):
+    def progress(p):  # an IngestProgress: after every file (outcome set) and embedded batch
+        out = p.outcome
+        if out is None:
+            return
         res.chunks += out.chunks
         bar.update(1)
         bar.set_postfix(chunks=res.chunks, refresh=False)
         if out.ok and out.chunks:
             pending.append(out.version_id)
-        if pending and (len(pending) >= round_files or i == total):
+        if pending and (len(pending) >= round_files or p.files_done == p.files_total):
             run_round()
 
     try:
