@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docs_record import record_section
+
 if TYPE_CHECKING:
     from bench_ingest import Result
 
@@ -54,16 +56,5 @@ def stage_table(r: Result) -> str:
 
 
 def record(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, ln in enumerate(lines) if ln.rstrip() == SECTION), None)
-    if start is None:
-        new = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")),
-                   len(lines))
-        tail = "".join(lines[end:])
-        new = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new, encoding="utf-8")
+    record_section(SECTION, section, DOC)
     print(f"recorded in {DOC.relative_to(ROOT)}", file=sys.stderr)
