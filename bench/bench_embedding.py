@@ -43,7 +43,7 @@ import backend  # noqa: E402,F401  (offline flags, thread env before numpy)
 
 import numpy as np  # noqa: E402
 
-from bench.bench_ingest import cpu_jiffies, cpu_model, uptime  # noqa: E402
+from bench.machine import cpu_jiffies, cpu_model, uptime  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Embedding backends (issue 15)"

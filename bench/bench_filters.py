@@ -84,7 +84,7 @@ def build(data_dir: Path, n_docs: int, per_doc: int, log) -> dict:
 
 def measure(data_dir: Path, n_queries: int, warmup: int, log) -> dict:
     from backend.config import Settings
-    from backend.index import chroma_index
+    from backend.index import chroma_search
     from backend.index.base import IndexFilter
     from backend.retrieval.engine import Retriever
     from backend.retrieval.query import parse_query
@@ -129,7 +129,7 @@ def measure(data_dir: Path, n_queries: int, warmup: int, log) -> dict:
               [("keyword", f) for f in stage_flts if "Chroma where" not in f[0]]
         k = qi % len(ops)
         for kind, what in ops[k:] + ops[:k]:
-            chroma_index.POSTFILTER = what[-1]
+            chroma_search.POSTFILTER = what[-1]
             t = pc()
             if kind == "retrieve":
                 name, r, c, _ = what
@@ -145,7 +145,7 @@ def measure(data_dir: Path, n_queries: int, warmup: int, log) -> dict:
                 times.setdefault(f"{kind}|{name}", []).append((pc() - t) * 1000)
         if (qi + 1) % 50 == 0:
             log(f"  {qi + 1}/{len(warm) + len(queries)} queries, {pc() - t_run:.0f}s")
-    chroma_index.POSTFILTER = True
+    chroma_search.POSTFILTER = True
     rs.close()
     stats = {k: {"p50": br.pct(v, 50), "p95": br.pct(v, 95), "n": len(v)}
              for k, v in times.items()}

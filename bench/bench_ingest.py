@@ -29,10 +29,7 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,191 +45,10 @@ import backend  # noqa: E402,F401  (sets OPENBLAS_NUM_THREADS & offline flags be
 
 from tqdm import tqdm  # noqa: E402
 
-SECTION = "## Ingestion throughput (issue 2)"
-DOC = ROOT / "docs" / "benchmarks.md"
-
-
-# ---- machine ---------------------------------------------------------------------------------
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def uptime() -> str:
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return "load average: %.2f, %.2f, %.2f" % os.getloadavg()
-
-
-def cpu_jiffies() -> tuple[int, int]:
-    """(busy, total) jiffies of the whole machine, from /proc/stat."""
-    f = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = f[3] + (f[4] if len(f) > 4 else 0)
-    return sum(f[:8]) - idle, sum(f[:8])
-
-
-def peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-def versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for dist in ("torch", "sentence-transformers", "chromadb", "tantivy", "SQLAlchemy"):
-        try:
-            out[dist] = version(dist)
-        except PackageNotFoundError:
-            out[dist] = "-"
-    return out
-
-
-@dataclass
-class Phase:
-    """Wall and CPU seconds of one timed phase, and how busy the rest of the machine was."""
-
-    wall: float = 0.0
-    cpu: float = 0.0
-    others_cores: float = 0.0  # average cores used by other processes meanwhile
-    load: tuple[float, float] = (0.0, 0.0)  # 1-min load average at start and end
-
-    @classmethod
-    def run(cls, fn):
-        load0 = os.getloadavg()[0]
-        busy0, _ = cpu_jiffies()
-        c0, t0 = time.process_time(), time.perf_counter()
-        result = fn()
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        busy1, _ = cpu_jiffies()
-        hz = os.sysconf("SC_CLK_TCK")
-        others = max(0.0, (busy1 - busy0) / hz - cpu) / wall if wall else 0.0
-        return cls(wall, cpu, others, (load0, os.getloadavg()[0])), result
-
-
-# ---- stage timing ----------------------------------------------------------------------------
-
-class Stages:
-    """Accumulates wall/CPU seconds of wrapped callables; `restore()` undoes the wrapping."""
-
-    def __init__(self):
-        self.wall: dict[str, float] = defaultdict(float)
-        self.cpu: dict[str, float] = defaultdict(float)
-        self.calls: dict[str, int] = defaultdict(int)
-        self._undo: list[tuple[object, str, object, bool]] = []
-
-    def wrap(self, owner: object, attr: str, label: str) -> None:
-        if not hasattr(owner, attr):  # the ingestor was refactored: time what is there
-            print(f"  note: {getattr(owner, '__name__', owner)!s}.{attr} not found, not timed",
-                  file=sys.stderr)
-            return
-        had_own = attr in getattr(owner, "__dict__", {})
-        orig = getattr(owner, attr)
-
-        def timed(*args, **kwargs):
-            c0, t0 = time.process_time(), time.perf_counter()
-            try:
-                return orig(*args, **kwargs)
-            finally:
-                self.wall[label] += time.perf_counter() - t0
-                self.cpu[label] += time.process_time() - c0
-                self.calls[label] += 1
-
-        self._undo.append((owner, attr, orig, had_own))
-        setattr(owner, attr, timed)
-
-    def restore(self) -> None:
-        for owner, attr, orig, had_own in reversed(self._undo):
-            if had_own:
-                setattr(owner, attr, orig)
-            else:
-                delattr(owner, attr)
-        self._undo.clear()
-
-
-def instrument(rs, stages: Stages) -> None:
-    from backend.ingest import classify, indexing, publish, writing
-    from backend.ingest import service as svc
-
-    for name, label in [("extract", "extract"), ("normalise", "normalise"),
-                        ("build_sections", "structure"), ("chunk_text", "chunking"),
-                        ("update_job", "job_update"),
-                        ("start_job", "job_start_finish"), ("finish_job", "job_start_finish"),
-                        ("sha256_bytes", "sha256")]:
-        stages.wrap(svc, name, label)
-    stages.wrap(writing, "detect_language", "language")  # the store stage's (VersionWriter)
-    stages.wrap(classify, "doc_type", "classify")
-    # the Ingestor's stages and the collaborators that run them, under the labels used below
-    for owner, name, label in [
-            (svc.Ingestor, "ingest_file", "ingest_file"),
-            (svc.Ingestor, "ingest_bytes", "ingest_bytes"),
-            (svc.Ingestor, "_ingest_bytes", "_ingest_bytes"),
-            (svc.Ingestor, "_prepare", "_prepare"),
-            (svc.Ingestor, "_store_original", "_store_original"),
-            (writing.VersionWriter, "write", "_store"),
-            (publish.Publisher, "publish", "_index_pending"),
-            (indexing.IndexWriter, "encode", "_encode"),
-            (indexing.IndexWriter, "add", "_add_to_indexes"),
-            (indexing.IndexWriter, "deactivate", "_deactivate"),
-            (indexing.IndexWriter, "record_counts", "_record_index_counts"),
-            (svc.Ingestor, "check_guardrails", "check_guardrails"),
-            (svc.Ingestor, "repair_interrupted", "repair_interrupted"),
-            (publish.Publisher, "read_back", "_read_back")]:
-        stages.wrap(owner, name, label)
-    stages.wrap(rs.embedder, "encode", "embed")
-    stages.wrap(rs.vector_index, "add", "chroma_add")
-    stages.wrap(rs.keyword_index, "add", "tantivy_add")
-
-
-def breakdown(st: Stages, total: float) -> list[tuple[str, float, float]]:
-    """Exclusive (stage, wall s, cpu s) rows that add up to `total` wall seconds."""
-    w, c = st.wall, st.cpu
-
-    def row(label, *, minus=(), key=None):
-        k = key or label
-        return (label, w[k] - sum(w[m] for m in minus), c[k] - sum(c[m] for m in minus))
-
-    rows = [
-        ("extraction", w["extract"], c["extract"]),
-        ("normalise", w["normalise"], c["normalise"]),
-        ("structure (sections)", w["structure"], c["structure"]),
-        ("chunking", w["chunking"], c["chunking"]),
-        ("language + classify", w["language"] + w["classify"], c["language"] + c["classify"]),
-        row("read file", minus=("ingest_bytes", "_ingest_bytes"), key="ingest_file"),
-        ("sha256", w["sha256"], c["sha256"]),
-        ("store original file", w["_store_original"], c["_store_original"]),
-        row("SQLite: document/version rows", key="_ingest_bytes",
-            minus=("_prepare", "_store", "_store_original", "sha256")),
-        row("SQLite: text, sections, chunks", key="_store", minus=("language", "classify")),
-        row("SQLite: activate versions", key="_index_pending",
-            minus=("_encode", "_add_to_indexes", "_record_index_counts", "_deactivate",
-                   "_read_back")),
-        ("read-back (own-vector search of a sample)", w["_read_back"], c["_read_back"]),
-        ("SQLite: index counts", w["_record_index_counts"], c["_record_index_counts"]),
-        ("SQLite: job progress", w["job_update"] + w["job_start_finish"],
-         c["job_update"] + c["job_start_finish"]),
-        ("guardrails + repair (once)", w["check_guardrails"] + w["repair_interrupted"],
-         c["check_guardrails"] + c["repair_interrupted"]),
-        ("embedding (Embedder.encode)", w["embed"], c["embed"]),
-        ("Chroma add", w["chroma_add"], c["chroma_add"]),
-        ("tantivy add", w["tantivy_add"], c["tantivy_add"]),
-        row("_add_to_indexes other (incl. waiting for the write lock)", key="_add_to_indexes",
-            minus=("chroma_add", "tantivy_add")),
-        ("deactivate old versions", w["_deactivate"], c["_deactivate"]),
-    ]
-    prep_rest = w["_prepare"] - sum(w[k] for k in ("extract", "normalise", "structure", "chunking"))
-    prep_rest_c = c["_prepare"] - sum(c[k] for k in ("extract", "normalise", "structure", "chunking"))
-    rows.append(("_prepare other", prep_rest, prep_rest_c))
-    top = (w["ingest_file"] + w["_index_pending"] + w["job_update"] + w["job_start_finish"]
-           + w["check_guardrails"] + w["repair_interrupted"])
-    rows.append(("loop, progress bar, other", total - top, 0.0))
-    return rows
+from bare_encode import BareWorker  # noqa: E402
+from ingest_report import SECTION, load_table, record, stage_table, table  # noqa: E402
+from ingest_stages import Stages, breakdown, instrument  # noqa: E402
+from machine import Phase, cpu_jiffies, cpu_model, peak_rss_mib, uptime, versions  # noqa: E402
 
 
 # ---- one corpus ------------------------------------------------------------------------------
@@ -272,62 +88,6 @@ def make_rs(data_dir: Path, embedder=None):
     if embedder is not None:  # share one loaded model between the two fresh data dirs
         rs.__dict__["embedder"] = embedder
     return rs
-
-
-class BareWorker:
-    """A child process holding the bare encoder; encodes on request, idle otherwise."""
-
-    def __init__(self, model_name: str, batch_size: int, grouped: bool):
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_bare_worker, args=(child, model_name, batch_size, grouped),
-                                daemon=True)
-        self.proc.start()
-        _, self.load_s, self.rss = self.conn.recv()
-
-    def encode(self, groups: list[list[str]]) -> tuple[float, float, float, float]:
-        """(wall, cpu, grouped wall, grouped cpu) seconds of encoding `groups` (one list of
-        chunk texts per document)."""
-        self.conn.send(groups)
-        wall, cpu, gwall, gcpu, self.rss = self.conn.recv()
-        return wall, cpu, gwall, gcpu
-
-    def close(self) -> None:
-        try:
-            self.conn.send(None)
-        except OSError:
-            pass
-        self.proc.join(timeout=30)
-
-
-def _bare_worker(conn, model_name: str, batch_size: int, grouped: bool) -> None:
-    import backend  # noqa: F401  (same environment as the ingestor)
-    from backend.config import Settings
-    from backend.embed.embedder import Embedder
-
-    # the ingestor's backend, threads and ONNX export (RAGSCOPE_EMBEDDING_* of this run),
-    # called below the Embedder: for torch that is SentenceTransformer.encode
-    emb = Embedder.from_settings(Settings())
-    t0 = time.perf_counter()
-    emb.warm_up()
-    load_s = time.perf_counter() - t0
-    enc = emb._get_encoder()
-    enc.encode_passages(["warm-up", "Aufwärmen des Modells"], batch_size)
-    conn.send(("ready", load_s, peak_rss_mib()))
-    while (groups := conn.recv()) is not None:
-        texts = [t for g in groups for t in g]
-        c0, t0 = time.process_time(), time.perf_counter()
-        enc.encode_passages(texts, batch_size)
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        gwall = gcpu = 0.0
-        if grouped:
-            c0, t0 = time.process_time(), time.perf_counter()
-            for g in groups:
-                enc.encode_passages(g, batch_size)
-            gwall, gcpu = time.perf_counter() - t0, time.process_time() - c0
-        conn.send((wall, cpu, gwall, gcpu, peak_rss_mib()))
 
 
 def ingest_corpus(name: str, files: list[Path], data_dir: Path, worker: BareWorker,
@@ -379,13 +139,16 @@ def ingest_corpus(name: str, files: list[Path], data_dir: Path, worker: BareWork
         if on_round:
             on_round(res, bare)
 
-    def progress(i, total, out):
+    def progress(p):  # an IngestProgress: after every file (outcome set) and embedded batch
+        out = p.outcome
+        if out is None:
+            return
         res.chunks += out.chunks
         bar.update(1)
         bar.set_postfix(chunks=res.chunks, refresh=False)
         if out.ok and out.chunks:
             pending.append(out.version_id)
-        if pending and (len(pending) >= round_files or i == total):
+        if pending and (len(pending) >= round_files or p.files_done == p.files_total):
             run_round()
 
     try:
@@ -422,63 +185,6 @@ def ingest_corpus(name: str, files: list[Path], data_dir: Path, worker: BareWork
         print(f"  note: store holds {n} chunks, outcomes reported {res.chunks}, "
               f"bare encoded {bare['texts']}", file=sys.stderr)
     return res, rs
-
-
-# ---- report ----------------------------------------------------------------------------------
-
-def table(results: list[Result]) -> str:
-    head = ("| corpus | files | chunks | ingest s | ingest chunks/s | bare encode s "
-            "| bare encode chunks/s | ratio | peak RSS after ingest |\n"
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-    lines = []
-    for r in results:
-        files = f"{r.files}" + (f" ({r.failed} failed)" if r.failed else "")
-        lines.append(f"| {r.name} | {files} | {r.chunks:,} | {r.ingest.wall:.1f} | {r.rate:.1f} "
-                     f"| {r.bare.wall:.1f} | {r.bare_rate:.1f} | **{r.ratio:.2f}** "
-                     f"| {r.rss_after_ingest:,.0f} MiB |")
-    return head + "\n".join(lines) + "\n"
-
-
-def load_table(results: list[Result]) -> str:
-    head = ("| phase | wall s | process CPU s | other processes (avg cores) | load 1-min start→end |\n"
-            "|---|---:|---:|---:|---|\n")
-    lines = []
-    for r in results:
-        phases = [("ingest", r.ingest), ("bare encode", r.bare)]
-        if r.grouped:
-            phases.append(("bare encode, one call per document", r.grouped))
-        for label, p in phases:
-            others = f"{p.others_cores:.2f}" if p is not r.grouped else "–"
-            lines.append(f"| {r.name}: {label} | {p.wall:.1f} | {p.cpu:.1f} | {others} "
-                         f"| {p.load[0]:.2f} → {p.load[1]:.2f} |")
-    return head + "\n".join(lines) + "\n"
-
-
-def stage_table(r: Result) -> str:
-    total = r.ingest.wall
-    head = (f"| stage ({r.name}, {r.chunks:,} chunks) | wall s | share | CPU s | ms/chunk |\n"
-            "|---|---:|---:|---:|---:|\n")
-    lines = [f"| {label} | {w:.2f} | {100 * w / total:.1f} % | {c:.2f} | "
-             f"{1000 * w / max(1, r.chunks):.2f} |" for label, w, c in r.stages]
-    lines.append(f"| **total** | {total:.2f} | 100 % | {r.ingest.cpu:.2f} | "
-                 f"{1000 * total / max(1, r.chunks):.2f} |")
-    return head + "\n".join(lines) + "\n"
-
-
-def record(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, ln in enumerate(lines) if ln.rstrip() == SECTION), None)
-    if start is None:
-        new = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")),
-                   len(lines))
-        tail = "".join(lines[end:])
-        new = "".join(lines[:start]) + section + ("\n" + tail if tail else "")
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new, encoding="utf-8")
-    print(f"recorded in {DOC.relative_to(ROOT)}", file=sys.stderr)
 
 
 # ---- main ------------------------------------------------------------------------------------

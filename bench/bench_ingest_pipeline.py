@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import backend  # noqa: E402,F401  (offline flags, thread env before numpy)
 
-from bench_ingest import cpu_jiffies, cpu_model, peak_rss_mib, uptime  # noqa: E402
+from machine import cpu_jiffies, cpu_model, peak_rss_mib, uptime  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Pipelined ingestion (issue 15)"

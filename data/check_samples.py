@@ -20,7 +20,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import sample_texts as T  # noqa: E402
-from make_samples import SAMPLES, SAMPLES_V2, source_headings, source_text  # noqa: E402
+from make_samples import SAMPLES, SAMPLES_V2  # noqa: E402
+from sample_dsl import source_headings, source_text  # noqa: E402
 
 GOLDENSET = ROOT / "eval" / "goldenset_sample.yaml"
 ALLOWED_TAGS = {"keyword", "paraphrase", "structure", "factual", "multi_doc", "inventory"}

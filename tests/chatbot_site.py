@@ -6,7 +6,7 @@ from __future__ import annotations
 from backend.security.access import Actor
 from backend.chatbots.service import ChatbotService
 from backend.crawl.service import CrawlService
-from tests.test_crawl_site import Reply, Site
+from tests.crawl_site_support import Reply, Site
 
 EDITOR = Actor("erika", "editor")
 VIEWER = Actor("victor", "viewer")

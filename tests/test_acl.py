@@ -31,7 +31,7 @@ from tests.acl_fixtures import (
     dump,
     user_name,
 )
-from tests.test_pages import shared_model  # noqa: F401  (fixture)
+from tests.page_support import shared_model  # noqa: F401  (fixture)
 
 POLICIES = ("hybrid", "lexical_only", "document_first", "section_first")
 

@@ -28,7 +28,7 @@ from tests.acl_fixtures import (
     text,
     user_name,
 )
-from tests.test_pages import shared_model  # noqa: F401  (fixture: the CLI loads the model)
+from tests.page_support import shared_model  # noqa: F401  (fixture: the CLI loads the model)
 
 MISSING = 987654
 

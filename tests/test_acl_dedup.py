@@ -28,7 +28,7 @@ from backend.store import repo
 from backend.store.models import DocumentVersion
 from backend.ui import state as K
 from tests import acl_fixtures as F
-from tests.test_pages import app, components, errors, shared_model  # noqa: F401  (fixtures)
+from tests.page_support import app, components, errors, shared_model  # noqa: F401  (fixtures)
 
 WRITER = "u-b-ed"  # editor in g-beta (write on beta), reads nothing of alpha and gamma
 LATER = "LATERVERSIONMARK"  # only in alpha's second version
@@ -203,7 +203,7 @@ def test_crawl_of_another_kbs_page_makes_a_document_of_its_own(rs, matrix):
     bases: beta's crawl gets documents of its own; alpha's crawled page stays alpha's."""
     from backend.crawl.guard import UrlGuard
     from backend.crawl.service import CrawlService
-    from tests.test_crawl_site import FAST, Reply, Site
+    from tests.crawl_site_support import FAST, Reply, Site
 
     theirs, secret = victim(rs, "gamma", "crawl")
 

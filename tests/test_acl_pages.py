@@ -11,7 +11,7 @@ from backend.security import acl
 from backend.security.access import Actor, scope_of
 from backend.ui import state as K
 from tests.acl_fixtures import COLLECTION, GROUP, KBS, MARK, QUERY, Matrix, build
-from tests.test_pages import app, components, errors, shared_model  # noqa: F401  (fixtures)
+from tests.page_support import app, components, errors, shared_model  # noqa: F401  (fixtures)
 
 PAGES = ("home", "explorer", "document", "structure", "query_debug", "chat", "evaluation",
          "costs", "analysis")

@@ -9,7 +9,7 @@ from backend.config import Settings
 from backend.services.container import Ragscope
 from backend.ui import state as K
 from tests.conftest import ROOT, SAMPLES
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     XSS_MD,
     add_users,
     app,

@@ -19,12 +19,13 @@ GS = load_answer_goldenset(ROOT / "eval" / "answers_sample.yaml")
 
 
 def _samples_module():
+    """data/sample_dsl.py: the sample documents' sources (`T`), texts and headings."""
     sys.path.insert(0, str(ROOT / "data"))
     try:
-        import make_samples
+        import sample_dsl
     finally:
         sys.path.pop(0)
-    return make_samples
+    return sample_dsl
 
 
 def _norm(s: str) -> str:

@@ -61,10 +61,10 @@ def test_scoring_rules():
 
 
 def test_cli_prints_the_metrics_as_json(answer_rs, tmp_path, monkeypatch, capsys):
-    import eval.cli
+    import eval.commands
     from eval.cli import main
 
-    monkeypatch.setattr(eval.cli, "_rs", lambda: answer_rs)
+    monkeypatch.setattr(eval.commands, "_rs", lambda: answer_rs)
     f = tmp_path / "tiny.yaml"
     f.write_text("""name: tiny
 collection: samples

@@ -12,7 +12,7 @@ import pytest
 from backend.chatbots.generate import FIELDS
 from tests.api_support import grant_and_issue
 from tests.chatbot_site import build_ferry_site
-from tests.test_crawl_site import Site
+from tests.crawl_site_support import Site
 
 QUICK = {"delay_s": 0.0, "concurrency": 1, "use_sitemap": False}
 PRINCIPALS = {  # principal -> (groups, scopes)

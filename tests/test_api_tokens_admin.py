@@ -11,7 +11,7 @@ from backend.cli.main import main
 from backend.config import Settings
 from backend.services.container import Ragscope
 from backend.ui import state as K
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     app,
     bare,
     components,

@@ -12,7 +12,7 @@ from streamlit_authenticator.models import cookie_model
 
 from backend.security import auth, login_limit, sessions
 from backend.ui import state as K
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     PASSWORDS,
     app,
     bare,

@@ -9,13 +9,14 @@ import os
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.test_browser import (
+from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _settled,
     _shot,
     _sign_in,
     _wait_for_cookie,
+    ingested,
     streamlit_app,
 )
 
@@ -28,16 +29,10 @@ pytestmark = [pytest.mark.browser,
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, shared_embedder):
-    from backend.config import Settings
-    from backend.ingest.service import Ingestor
-    from backend.services.container import Ragscope
-
     data = tmp_path_factory.mktemp("browser_analysis") / "var"
-    rs = Ragscope(Settings(data_dir=data))
-    rs.embedder = shared_embedder
-    out = Ingestor(rs).ingest_bytes((SAMPLES / MINUTES).read_bytes(), MINUTES)
+    with ingested(data, shared_embedder) as ingestor:
+        out = ingestor.ingest_bytes((SAMPLES / MINUTES).read_bytes(), MINUTES)
     assert out.ok
-    rs.close()
     with streamlit_app(data, PASSWORD, "server_analysis.log") as url:
         yield url, out.document_id
 

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tests.chatbot_site import build_ferry_site
-from tests.test_browser import (
+from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _nav,
@@ -22,7 +22,7 @@ from tests.test_browser import (
     _wait_for_cookie,
     streamlit_app,
 )
-from tests.test_crawl_site import Site
+from tests.crawl_site_support import Site
 
 ADMIN_PASSWORD = "browser-bots-admin-1"
 EDITOR_PASSWORD = "browser-bots-editor-1"

@@ -14,13 +14,14 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.test_browser import (
+from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _settled,
     _shot,
     _sign_in,
     _wait_for_cookie,
+    ingested,
     streamlit_app,
 )
 
@@ -34,16 +35,10 @@ pytestmark = [pytest.mark.browser,
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, shared_embedder):
-    from backend.config import Settings
-    from backend.ingest.service import Ingestor
-    from backend.services.container import Ragscope
-
     data = tmp_path_factory.mktemp("browser_citations") / "var"
-    rs = Ragscope(Settings(data_dir=data))
-    rs.embedder = shared_embedder
-    outs = Ingestor(rs).ingest_paths([SAMPLES / PDF, SAMPLES / "runbook_gateway_failover.md"])
+    with ingested(data, shared_embedder) as ingestor:
+        outs = ingestor.ingest_paths([SAMPLES / PDF, SAMPLES / "runbook_gateway_failover.md"])
     assert all(o.ok for o in outs), [o.error for o in outs]
-    rs.close()
     with streamlit_app(data, PASSWORD, "server_citations.log") as url:
         yield url
 

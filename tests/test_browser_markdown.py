@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from backend.security.safe_markdown import WORD_JOINER
-from tests.test_browser import ARTIFACTS, CHROMIUM, _free_port, _wait_healthy
+from tests.browser_support import ARTIFACTS, CHROMIUM, _free_port, _wait_healthy, stop
 from tests.test_safe_markdown import HOSTILE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,12 +109,7 @@ def probe(tmp_path_factory):
             browser.close()
         yield rendered, requests
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
 
 

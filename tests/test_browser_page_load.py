@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from tests.test_browser import (
+from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _settled,

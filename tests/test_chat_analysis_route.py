@@ -19,7 +19,7 @@ from backend.store.chat_models import ChatMessageDocument
 from backend.store.models import DocumentVersion, Section
 from tests.conftest import ROOT, SAMPLES
 from tests.test_chat import PORT_Q, chat_rs  # noqa: F401  (fixture)
-from tests.test_pages import add_users, app, components, open_page, shared_model  # noqa: F401
+from tests.page_support import add_users, app, components, open_page, shared_model  # noqa: F401
 
 MINUTES = "protokoll_werkausschuss_2024-03-12.txt"
 STEERING = "steering_committee_minutes_2024-04-18.docx"

@@ -15,7 +15,7 @@ from backend.security.access import Scope
 from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.services.container import Ragscope
-from tests.test_pages import build_data_dir, login_as, plain
+from tests.page_support import build_data_dir, login_as, plain
 
 EVERYTHING = Scope.everything()
 

@@ -14,7 +14,7 @@ from backend.errors import InvalidChatbot, NotFound
 from backend.ingest.service import Ingestor
 from backend.ui import state as K
 from tests.chatbot_site import bot_service
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     app,
     bare,
     components,
@@ -125,7 +125,7 @@ def test_creators_only_use_collections_in_their_scope(svc):
 
 
 def test_the_build_collection_must_be_writable(make_rs):
-    from tests.test_crawl_site import Site
+    from tests.crawl_site_support import Site
 
     with Site() as site:
         rs = make_rs(crawl_allowed_hosts=f"127.0.0.1:{site.port}")

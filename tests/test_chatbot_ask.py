@@ -12,7 +12,7 @@ from backend.chat.service import ChatService
 from backend.cli import chatbot as cli_chatbot
 from backend.ingest.service import Ingestor
 from tests.chatbot_site import EDITOR, QUICK, VIEWER, bot_service, build_ferry_site
-from tests.test_crawl_site import Site
+from tests.crawl_site_support import Site
 
 FALLBACK = "Sorry, the ferry pages do not say. Call the Nordhafen ticket office."
 

@@ -15,7 +15,7 @@ from backend.errors import ChatbotError
 from backend.ingest.service import Ingestor
 from backend.store.models import Document
 from tests.chatbot_site import EDITOR, QUICK, bot_service, build_ferry_site
-from tests.test_crawl_site import Reply, Site
+from tests.crawl_site_support import Reply, Site
 
 
 @pytest.fixture

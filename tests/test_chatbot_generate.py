@@ -10,7 +10,7 @@ from backend.chatbots.generate import FIELDS
 from backend.errors import ChatbotError, InvalidChatbot, ProviderUnavailable
 from backend.llm.base import StreamEnd, TextDelta
 from tests.chatbot_site import EDITOR, QUICK, bot_service, build_ferry_site
-from tests.test_crawl_site import Site
+from tests.crawl_site_support import Site
 
 
 class FakeLLM:

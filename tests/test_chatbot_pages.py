@@ -10,8 +10,8 @@ from backend.config import Settings
 from backend.ui import crawl as crawl_ui
 from backend.ui import state as K
 from tests.chatbot_site import build_ferry_site
-from tests.test_crawl_site import Site
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.crawl_site_support import Site
+from tests.page_support import (  # noqa: F401  (fixtures)
     app,
     bare,
     components,

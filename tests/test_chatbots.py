@@ -13,7 +13,7 @@ from backend.store import repo
 from backend.store.chatbot_models import ChatbotCollection
 from backend.store.models import Collection
 from tests.chatbot_site import EDITOR, QUICK, VIEWER, bot_service
-from tests.test_crawl_site import Site
+from tests.crawl_site_support import Site
 
 
 @pytest.fixture

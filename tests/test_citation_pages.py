@@ -14,7 +14,7 @@ from backend.security.safe_markdown import md_escape
 from backend.services.container import Ragscope
 from backend.ui import state as K
 from backend.ui.citations import document_params, trace_params
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     app,
     build_data_dir,
     components,

@@ -1,6 +1,6 @@
 """The CI floor of the classifier: primary_type accuracy on the labelled set
 data/classification/labels.yaml (samples, OCR fixtures, 28 generated documents of the seed's
-primary types; data/make_classification_set.py). Measured figures: docs/classification.md."""
+primary types in data/classification/). Measured figures: docs/classification.md."""
 from __future__ import annotations
 
 import yaml
@@ -20,6 +20,15 @@ def test_labelled_set_covers_the_seeds_types():
     assert len(generated) >= 20
     assert SEED_TYPES <= set(labels.values())
     assert len([p for p in labels if p.startswith("samples/")]) == 15
+
+
+def test_every_document_of_the_set_is_labelled_and_every_label_has_its_file():
+    labels = yaml.safe_load(LABELS.read_text())
+    data = LABELS.parent.parent
+    files = {str(p.relative_to(data)) for p in LABELS.parent.rglob("*")
+             if p.is_file() and p != LABELS}
+    assert files - set(labels) == set(), "documents of data/classification/ without a label"
+    assert [p for p in labels if not (data / p).is_file()] == [], "labels without their file"
 
 
 def test_primary_type_accuracy_holds_its_floor():

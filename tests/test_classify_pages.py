@@ -7,7 +7,7 @@ from backend.config import Settings
 from backend.services.container import Ragscope
 from backend.store import repo
 from backend.ui import state as K
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     app,
     build_data_dir,
     components,

@@ -13,7 +13,7 @@ import pytest
 
 from backend.crawl.fetch import Fetcher
 from backend.crawl.guard import UrlGuard
-from tests.test_crawl_site import Reply, Site, redirect, service
+from tests.crawl_site_support import Reply, Site, redirect, service
 
 BODY = b"<html><body><h1>Late</h1><p>Headers that arrive far too slowly.</p></body></html>"
 RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Padding: "

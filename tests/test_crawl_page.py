@@ -14,7 +14,7 @@ from backend.config import Settings
 from backend.crawl.sources import SourceSpec
 from backend.ui import crawl as crawl_ui
 from backend.ui import state as K
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     APP,
     ROOT,
     app,

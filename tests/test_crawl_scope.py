@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from backend.crawl.guard import UrlGuard
 from backend.store.models import Document
-from tests.test_crawl_site import Reply, Site, by_url, page, redirect, service
+from tests.crawl_site_support import Reply, Site, by_url, page, redirect, service
 
 SECRET = "Internal payroll figures of the harbour staff, not for publication."
 

@@ -20,7 +20,7 @@ from backend.ingest.service import Ingestor
 from backend.retrieval import TraceOwner
 from backend.services.container import Ragscope
 from backend.store.models import DocumentVersion
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     add_users,
     app,
     components,
@@ -154,7 +154,7 @@ def test_cli_delete_with_purge_answers_removes_the_answer_text_too(setup, monkey
 def test_dashboard_delete_with_purge_and_the_pages_show_deleted_document(
         setup, app, shared_model):
     from backend.ui import state as K
-    from tests.test_pages import open_page, successes
+    from tests.page_support import open_page, successes
 
     data, secret_id = setup["data"], setup["ids"]["zephyrine_valves.md"]
     at = app(data, "editor")

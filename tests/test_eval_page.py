@@ -75,7 +75,7 @@ def page(monkeypatch, shared_embedder):
     monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
 
     def signed_in(at: AppTest, user: str) -> AppTest:
-        from tests.test_pages import login_as
+        from tests.page_support import login_as
 
         login_as(at, user)
         return at.run()

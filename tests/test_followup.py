@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from backend.security.access import Scope
-from backend.chat import followup as fu
+from backend.chat import followup_context as fu
 from backend.chat.followup import Turn, rewrite, signals
 from backend.chat.service import ChatInputError, ChatService
 from backend.retrieval.traces import load_result_dict

@@ -20,7 +20,7 @@ from backend.errors import BackendUnavailable, InvalidCrawlSource
 from backend.ingest.service import Ingestor
 from backend.store import repo
 from backend.store.models import Collection, DocumentVersion
-from tests.test_pages import shared_model  # noqa: F401  (fixture)
+from tests.page_support import shared_model  # noqa: F401  (fixture)
 
 TEXT = (b"# Pumps\n\nThe pump P4 was replaced on Monday; the motor protection was set anew.\n\n"
         b"## Valves\n\nValve V2 leaks at the flange and is due for a new gasket.\n")

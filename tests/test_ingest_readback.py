@@ -16,7 +16,7 @@ from backend.index.chroma_index import ChromaVectorIndex
 from backend.ingest.service import Ingestor
 from backend.services.jobs import recent_jobs
 from backend.services.container import Ragscope
-from tests.test_pages import app, bare, components, errors, open_page, shared_model  # noqa: F401
+from tests.page_support import app, bare, components, errors, open_page, shared_model  # noqa: F401
 from backend.ui import state as K
 
 PUMP = (b"# Pump manual\n\n## Intake\n\nThe intake pump runs daily and is checked weekly.\n\n"

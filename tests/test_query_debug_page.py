@@ -5,7 +5,7 @@ lists nor opens another user's traces (an admin does)."""
 from __future__ import annotations
 
 from backend.ui import state as K
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.page_support import (  # noqa: F401  (fixtures)
     app,
     components,
     corpus,
@@ -76,7 +76,7 @@ def test_page_run_directly_without_sign_in_shows_only_an_error(monkeypatch, corp
     """A crafted URL straight to the page file, without signing in."""
     from streamlit.testing.v1 import AppTest
 
-    from tests.test_pages import ROOT
+    from tests.page_support import ROOT
 
     monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(corpus[0]))
     at = AppTest.from_file(str(ROOT / "pages" / "query_debug.py"), default_timeout=60)

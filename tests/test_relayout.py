@@ -178,3 +178,31 @@ def test_split_symbols_in_functions_import_where_the_alias_is_bound(monkeypatch)
     assert problems == ["line 19: `documents.delete_document` moved to "
                         "backend.services.document_actions, but the name `document_actions` "
                         "is taken in this file; fix by hand"]
+
+
+ANSWER_OLD = '''\
+from backend.analysis import chat_route
+from backend.analysis import chat_answers as answers
+from backend.llm import extractive
+from backend.analysis.intents import DocCandidate
+mock.patch("backend.evidence.scoring.assess")
+"""backend/evidence/scoring.py, backend/analysis/chat_route.py and analysis/chat_compose.py;
+backend.analysis.types and backend/analysis/types.py stay."""
+'''
+
+ANSWER_NEW = '''\
+from backend.answer import route as chat_route
+from backend.answer import analysis_answers as answers
+from backend.answer import extractive
+from backend.answer.intents import DocCandidate
+mock.patch("backend.answer.evidence.scoring.assess")
+"""backend/answer/evidence/scoring.py, backend/answer/route.py and answer/compose.py;
+backend.analysis.types and backend/analysis/types.py stay."""
+'''
+
+
+def test_the_answer_path_move_is_in_the_same_tables():
+    """The move into backend/answer/ (issue 22): a module imported from its old package under
+    a new file name keeps its local name; the package's folder path goes on with the file."""
+    assert relayout.rewrite(ANSWER_OLD, True) == ANSWER_NEW
+    assert relayout.rewrite(ANSWER_NEW, True) == ANSWER_NEW

@@ -18,7 +18,7 @@ from backend.retrieval import RetrievalParams, Retriever, TraceOwner
 from backend.retrieval.traces import get_trace, list_traces, save_trace
 from backend.store import Store
 from backend.store.db import make_engine, upgrade
-from tests.test_pages import shared_model  # noqa: F401  (fixture)
+from tests.page_support import shared_model  # noqa: F401  (fixture)
 
 EVERYTHING = Scope.everything()
 

@@ -8,7 +8,6 @@ import asyncio
 import http.cookiejar
 import importlib.util
 import os
-import socket
 import subprocess
 import time
 import tomllib
@@ -25,8 +24,17 @@ from backend.config import Settings
 from backend.security.sessions import Session
 from backend.deploy.stack import dashboard_command
 from backend.ui import state as K
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _nav, _signed_in, _uploader
-from tests.test_pages import (  # noqa: F401  (fixtures)
+from tests.browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    _free_port,
+    _nav,
+    _signed_in,
+    _uploader,
+    _wait_healthy,
+    stop,
+)
+from tests.page_support import (  # noqa: F401  (fixtures)
     PASSWORDS,
     ROOT,
     add_users,
@@ -145,7 +153,7 @@ def test_gate_lets_only_signed_in_editors_upload(gate):
 
 
 def test_the_dashboard_admits_its_signed_in_sessions(app, bare):
-    from tests.test_pages import open_page
+    from tests.page_support import open_page
 
     data = bare[0]
     signed_out = app(data)
@@ -164,12 +172,6 @@ def test_the_dashboard_admits_its_signed_in_sessions(app, bare):
 # ---- the real endpoint ---------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def dashboard(tmp_path_factory):
     """The dashboard started as `python -m backend up` starts it (`streamlit run app.py`,
@@ -186,25 +188,10 @@ def dashboard(tmp_path_factory):
                             stdout=log, stderr=subprocess.STDOUT)
     base = f"127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, f"the dashboard exited with {proc.returncode}"
-            try:
-                with urllib.request.urlopen(f"http://{base}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the dashboard did not become healthy"
-            time.sleep(0.3)
+        _wait_healthy(f"http://{base}", proc, timeout=90)
         yield base, data
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=20)
         log.close()
 
 

@@ -1,5 +1,6 @@
-"""The chat: sessions (UUID, title, per-session settings; stored, so they survive restarts),
-and answering through the one retrieval module with a streaming provider.
+"""The chat: sessions (UUID, title, per-session settings; stored, so they survive restarts;
+backend/chat/sessions.py, which `ChatService` extends), and answering through the one
+retrieval module with a streaming provider.
 
 `ChatService(rs).ask_stream(uuid, question)` yields `Retrieved` (the numbered sources and the
 trace id), `Delta`s of answer text, at most one `Fallback` (the provider failed: discard the
@@ -13,20 +14,17 @@ reader's scope and blanks the sources of documents outside it (backend/chat/sour
 from __future__ import annotations
 
 import time
-import uuid as uuidlib
 from typing import Callable, Iterator
 
-from pydantic import ValidationError
-from sqlalchemy import Integer, func, select
+from sqlalchemy import func, select
 
 from backend.security.access import Scope
 from backend.answer import route as chat_route
-from backend.chat import citations as cite
-from backend.chat import followup
+from backend.chat import followup, followup_context
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
-from backend.chat.sources import record_sources, scope_sources
+from backend.chat.sessions import ChatSessions
 from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public names)
     CONTEXT_LIMITS,
     SETTING_FIELDS,
@@ -41,7 +39,7 @@ from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public 
     SessionSettings,
     make_title,
 )
-from backend.errors import NotFound, ProviderUnavailable
+from backend.errors import ProviderUnavailable
 from backend.answer.evidence.crosslingual import CrossLingual
 from backend.answer.evidence.grounding import check_support
 from backend.answer.evidence.scoring import MemoEncoder, assess
@@ -54,23 +52,19 @@ from backend.llm.tokens import count_tokens
 from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
 from backend.retrieval.query import parse_query
 from backend.store import repo
-from backend.store.chat_models import DEFAULT_TITLE, ChatMessage, ChatSession
-from backend.store.models import Chunk, DocumentVersion, utcnow
+from backend.store.models import Chunk, DocumentVersion
 
 INVENTORY_K = 50  # documents an inventory answer may list
 KNOWN_SAMPLE = 500  # chunks counted for a word's share of the corpus
 
-def _message_info(m: ChatMessage) -> MessageInfo:
-    return MessageInfo(**{f: getattr(m, f) for f in MessageInfo.__dataclass_fields__})
-
-
 _source = hit_source  # (name kept for callers of the earlier version)
 
 
-class ChatService:
+class ChatService(ChatSessions):
+    """Answers questions in the sessions of `ChatSessions` (backend/chat/sessions.py)."""
+
     def __init__(self, rs, provider_factory: Callable[[str], Provider] | None = None):
-        self.rs = rs
-        self.settings = rs.settings
+        super().__init__(rs)
         self._provider_factory = provider_factory
         self.cross = CrossLingual.from_settings(self.settings)
 
@@ -123,116 +117,6 @@ class ChatService:
             return ExtractiveProvider(encoder, known=known or self._known, cross=self.cross)
         return make_provider(self.settings, name)
 
-    # ---- sessions ------------------------------------------------------------------------
-
-    def _settings(self, **values) -> SessionSettings:
-        try:
-            return SessionSettings(**values)
-        except ValidationError as e:
-            raise ChatInputError("; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}"
-                                           for x in e.errors())) from e
-
-    def create_session(self, user: str | None = None, *, chatbot_id: int | None = None,
-                       **settings) -> SessionInfo:
-        """`chatbot_id`: a chatbot's conversation (backend/chatbots), kept out of the chat
-        page's session list."""
-        settings.setdefault("provider", self.settings.chat_default_provider)
-        cfg = self._settings(**settings)
-        with self.rs.store.session() as s:
-            row = ChatSession(uuid=str(uuidlib.uuid4()), user=user, title=DEFAULT_TITLE,
-                              chatbot_id=chatbot_id, **cfg.model_dump())
-            s.add(row)
-            s.flush()
-            return self._info(s, row)
-
-    def _row(self, s, uuid: str, user: str | None = None) -> ChatSession:
-        row = s.scalar(select(ChatSession).where(ChatSession.uuid == str(uuid)))
-        if row is None or (user is not None and row.user not in (None, user)):
-            raise NotFound(f"chat session {uuid} does not exist (any more)")
-        return row
-
-    def _info(self, s, row: ChatSession, totals: tuple | None = None) -> SessionInfo:
-        if totals is None:
-            totals = s.execute(self._totals_query().where(
-                ChatMessage.session_id == row.id)).first()
-            totals = tuple(totals[1:]) if totals else (0, 0, 0, 0.0, 0)
-        n, tin, tout, cost, unknown = totals
-        return SessionInfo(row.uuid, row.title, row.user,
-                           SessionSettings(**{f: getattr(row, f) for f in SETTING_FIELDS}),
-                           row.created_at, row.last_activity, int(n or 0), int(tin or 0),
-                           int(tout or 0), float(cost or 0.0), bool(unknown))
-
-    @staticmethod
-    def _totals_query():
-        return select(ChatMessage.session_id, func.count(ChatMessage.id),
-                      func.sum(ChatMessage.tokens_input), func.sum(ChatMessage.tokens_output),
-                      func.sum(ChatMessage.cost_usd),
-                      func.sum((ChatMessage.cost_label == "unknown").cast(Integer)))\
-            .group_by(ChatMessage.session_id)
-
-    def get_session(self, uuid: str, *, user: str | None = None) -> SessionInfo:
-        """NotFound when it does not exist, or belongs to another user (when `user` is given)."""
-        with self.rs.store.session() as s:
-            return self._info(s, self._row(s, uuid, user))
-
-    def list_sessions(self, user: str | None = None, limit: int = 100) -> list[SessionInfo]:
-        """Most recent activity first; only `user`'s sessions when a user is given."""
-        with self.rs.store.session() as s:
-            q = select(ChatSession).where(ChatSession.chatbot_id.is_(None)).order_by(
-                ChatSession.last_activity.desc(), ChatSession.id.desc()).limit(limit)
-            if user is not None:
-                q = q.where(ChatSession.user == user)
-            rows = list(s.scalars(q))
-            totals = {r[0]: tuple(r[1:]) for r in s.execute(self._totals_query().where(
-                ChatMessage.session_id.in_([r.id for r in rows])))}
-            return [self._info(s, r, totals.get(r.id, (0, 0, 0, 0.0, 0))) for r in rows]
-
-    def fresh_session(self, user: str | None = None) -> SessionInfo:
-        """The user's newest session without messages, else a new one: opening the chat
-        page again and again does not pile up empty sessions."""
-        with self.rs.store.session() as s:
-            q = (select(ChatSession).where(~ChatSession.messages.any(),
-                                           ChatSession.chatbot_id.is_(None))
-                 .order_by(ChatSession.last_activity.desc()).limit(1))
-            q = q.where(ChatSession.user == user) if user else q.where(ChatSession.user.is_(None))
-            row = s.scalar(q)
-            if row is not None:
-                return self._info(s, row)
-        return self.create_session(user)
-
-    def rename(self, uuid: str, title: str, *, user: str | None = None) -> SessionInfo:
-        title = " ".join((title or "").split())[:255]
-        if not title:
-            raise ChatInputError("the title must not be empty")
-        with self.rs.store.session() as s:
-            row = self._row(s, uuid, user)
-            row.title = title
-            return self._info(s, row)
-
-    def update_settings(self, uuid: str, *, user: str | None = None, **changes) -> SessionInfo:
-        with self.rs.store.session() as s:
-            row = self._row(s, uuid, user)
-            current = {f: getattr(row, f) for f in SETTING_FIELDS}
-            cfg = self._settings(**{**current, **changes})
-            for k, v in cfg.model_dump().items():
-                setattr(row, k, v)
-            return self._info(s, row)
-
-    def delete_session(self, uuid: str, *, user: str | None = None) -> None:
-        with self.rs.store.session() as s:
-            s.delete(self._row(s, uuid, user))  # messages: ON DELETE CASCADE
-
-    def messages(self, uuid: str, *, scope: Scope, user: str | None = None) -> list[MessageInfo]:
-        """The session's messages; sources of documents outside `scope` are blanked."""
-        with self.rs.store.session() as s:
-            row = self._row(s, uuid, user)
-            infos = [_message_info(m) for m in s.scalars(
-                select(ChatMessage).where(ChatMessage.session_id == row.id)
-                .order_by(ChatMessage.id))]
-            return scope_sources(s, infos, scope)
-
-    # ---- answering -----------------------------------------------------------------------
-
     def validate_question(self, question: str | None) -> str:
         q = (question or "").strip()
         if not q:
@@ -264,9 +148,9 @@ class ChatService:
         # -----------------------------------------------------------------------------------
         owner = TraceOwner.user(sess.user) if sess.user else TraceOwner.system("cli")
         # ---- follow-ups: the retrieval query from the conversation (chat/followup.py) ----
-        turns = followup.conversation(self.rs, sess.uuid,
-                                      followup.context_lines(self.settings, cfg.context_mode))
-        rw = followup.for_question(self, sess, q, scope, turns)
+        turns = followup_context.conversation(
+            self.rs, sess.uuid, followup_context.context_lines(self.settings, cfg.context_mode))
+        rw = followup_context.for_question(self, sess, q, scope, turns)
         gen = None
         for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
                                         history=[(t.question, t.answer) for t in turns]):
@@ -276,7 +160,7 @@ class ChatService:
                 yield event
         assert gen is not None
         chat_route.note_trace(self.rs, gen.trace_id, routed)  # issue 12: why retrieval
-        followup.note_trace(self.rs, gen.trace_id, rw)
+        followup_context.note_trace(self.rs, gen.trace_id, rw)
         yield self.store_turn(sess.uuid, q, cfg, content=gen.text, sources=gen.sources,
                               citations=gen.citations, format_check=gen.format_check,
                               provider=gen.provider, model=gen.model,
@@ -287,29 +171,6 @@ class ChatService:
                               retrieval_ms=gen.retrieval_ms, trace_id=gen.trace_id,
                               fallback=gen.fallback, notice=gen.notice,
                               rewrite=rw.to_dict() if rw.followup else None)
-
-    def store_turn(self, uuid: str, q: str, cfg: SessionSettings, **answer) -> Answered:
-        """Store a question and its answer (`answer`: the assistant message's columns) in the
-        session: the first question titles an untitled session, the answer's sources get
-        their citation fields (passage, quote, offsets, page, preview; backend/chat/citations.py)
-        and are indexed for deletes (backend/chat/sources.py)."""
-        with self.rs.store.session() as s:
-            row = self._row(s, uuid)
-            answer["sources"] = cite.attach(s, answer.get("content") or "",
-                                            list(answer.get("sources") or []))
-            now = utcnow()
-            if not s.scalar(select(func.count(ChatMessage.id)).where(
-                    ChatMessage.session_id == row.id)) and row.title == DEFAULT_TITLE:
-                row.title = make_title(q)
-            row.last_activity = now
-            s.add(ChatMessage(session_id=row.id, role="user", content=q,
-                              collections=list(cfg.collections), created_at=now))
-            msg = ChatMessage(session_id=row.id, role="assistant",
-                              collections=list(cfg.collections), created_at=now, **answer)
-            s.add(msg)
-            s.flush()
-            record_sources(s, msg)
-            return Answered(_message_info(msg), self._info(s, row))
 
     def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
                       history: list[tuple[str, str]] | None = None,

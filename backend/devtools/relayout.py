@@ -1,4 +1,5 @@
-"""Rewrite references to backend modules that moved in the layout change (issue 24).
+"""Rewrite references to backend modules that moved in the layout change (issue 24) and in the
+move of the answer path into backend/answer/ (issue 22, item 8).
 
     python -m backend.devtools.relayout [--check] [--root DIR] [PATH ...]
 
@@ -52,6 +53,13 @@ MODULES = {
     "backend.embedding": "backend.embed.embedder",
     # an earlier move (issue 13) that two benches still named
     "backend.ui_state": "backend.ui.state",
+    # the answer path (issue 22, item 8)
+    "backend.evidence": "backend.answer.evidence",
+    "backend.llm.extractive": "backend.answer.extractive",
+    "backend.analysis.intents": "backend.answer.intents",
+    "backend.analysis.chat_route": "backend.answer.route",
+    "backend.analysis.chat_answers": "backend.answer.analysis_answers",
+    "backend.analysis.chat_compose": "backend.answer.compose",
 }
 
 # new module -> {name: the module it moved to} (splits of one file by concern)
@@ -68,14 +76,20 @@ SYMBOLS: dict[str, dict[str, str]] = {
     },
 }
 
-# file paths that are not one module's (a module that became a package of several)
-PATHS = {"backend/config.py": "backend/config/"}
+# file paths that are not one module's: a module that became a package of several, a package
+# that moved, paths written below backend/ in prose ("analysis/chat_route.py")
+PATHS = {"backend/config.py": "backend/config/", "backend/evidence/": "backend/answer/evidence/",
+         "analysis/chat_route.py": "answer/route.py",
+         "analysis/chat_answers.py": "answer/analysis_answers.py",
+         "analysis/chat_compose.py": "answer/compose.py", "analysis/chat_*.py": "answer/",
+         "analysis/intents.py": "answer/intents.py", "llm/extractive.py": "answer/extractive.py"}
 
 # files whose text is the mapping itself
-EXCLUDE = {"backend/devtools/relayout.py", "backend/devtools/relayout_answer.py", "tests/test_relayout.py"}
+EXCLUDE = {"backend/devtools/relayout.py", "tests/test_relayout.py"}
 SUFFIXES = {".py", ".md", ".yaml", ".yml", ".ini", ".toml", ".txt", ".sh", ".cfg", ".mako"}
 
-_OLD_ALT = "|".join(sorted((m.split(".", 1)[1] for m in MODULES), key=len, reverse=True))
+_OLD_ALT = "|".join(sorted((re.escape(m.split(".", 1)[1].replace(".", "/")) for m in MODULES),
+                          key=len, reverse=True))
 _DOTTED = re.compile(r"(?<![\w.])backend(?:\.\w+)+")
 _PATH = re.compile(rf"(?<![\w\-.])backend/({_OLD_ALT})\.py(?!\w)")
 # the names: one line, or in parentheses over several (comments inside may hold parentheses)
@@ -189,12 +203,16 @@ def _fix_from_module(m: re.Match) -> str:
         if module in CHILDREN and name in CHILDREN[module]:
             pairs.append((module, [(name, alias)]))  # `from backend.services import search`
             continue
+        if f"{module}.{name}" in MODULES:  # `from backend.analysis import chat_route`
+            parent, _, base = MODULES[f"{module}.{name}"].rpartition(".")
+            pairs.append((parent, [(base, alias or (name if base != name else None))]))
+            continue
         target = new_module(f"{module}.{name}")
         pairs.append((target.rpartition(".")[0], [(name, alias)]))
     groups = _group(pairs)
     if not names or list(groups) == [module]:
         return m.group(0)
-    if len(groups) == 1:  # keep the statement's own layout and comments
+    if len(groups) == 1 and next(iter(groups.values())) == names:  # keep its layout, comments
         return m.group(0).replace(f"from {module} import", f"from {next(iter(groups))} import", 1)
     return "\n".join(_render(indent, mod, ns, comment if i == 0 else "")
                      for i, (mod, ns) in enumerate(groups.items()))
@@ -339,9 +357,11 @@ def rewrite(text: str, python: bool, problems: list[str] | None = None) -> str:
     text = _FROM_BACKEND.sub(_fix_from_backend, text)
     text = _FROM_ANY.sub(_fix_from_module, text)
     text = _DOTTED.sub(lambda m: _fix_dotted(m, text), text)
-    text = _PATH.sub(lambda m: MODULES["backend." + m.group(1)].replace(".", "/") + ".py", text)
-    for old, new in PATHS.items():
-        text = re.sub(rf"(?<![\w\-.]){re.escape(old)}(?!\w)", new, text)
+    text = _PATH.sub(lambda m: MODULES["backend." + m.group(1).replace("/", ".")]
+                     .replace(".", "/") + ".py", text)
+    for old, new in PATHS.items():  # a folder's path goes on with the file's name
+        end = "" if old.endswith("/") else r"(?!\w)"
+        text = re.sub(rf"(?<![\w\-.]){re.escape(old)}{end}", new, text)
     if python and SYMBOLS:
         text = _fix_attributes(text, problems)
     return text

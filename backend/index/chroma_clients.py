@@ -15,11 +15,25 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
+from urllib.parse import urlparse
 
-from backend.errors import BackendUnavailable
+from backend.errors import BackendUnavailable, ConfigError
 from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
+
+
+def parse_chroma_url(url: str) -> tuple[str, int, bool]:
+    """`http://host:port` → (host, port, ssl). The port defaults to 8000 (http) / 443 (https)."""
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConfigError(f"chroma_url must look like http://host:port, got {url!r}")
+    ssl = parsed.scheme == "https"
+    try:
+        port = parsed.port or (443 if ssl else 8000)
+    except ValueError as exc:
+        raise ConfigError(f"chroma_url has an invalid port: {url!r}") from exc
+    return parsed.hostname, port, ssl
 
 
 class _RWLock:

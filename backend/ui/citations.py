@@ -195,7 +195,7 @@ def cited_in_trace(rs, trace_id: str, scope, hits: list[dict] | None = None) -> 
     the same chunk, or None) of the chat answer whose retrieval trace is `trace_id`, blanked
     outside `scope` like the chat shows them; empty for a trace no answer used (a
     query-debug run)."""
-    from backend.chat.service import _message_info
+    from backend.chat.sessions import _message_info
     from backend.chat.sources import scope_sources
     from backend.store.chat_models import ChatMessage
 

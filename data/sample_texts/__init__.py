@@ -13,7 +13,9 @@ Markup of the texts/*.dsl files of pdf/docx/odt/html documents (a tiny line-base
     ```  ...  ```           code block (verbatim lines)
     other lines             paragraph text; consecutive lines are joined with a space,
                             a blank line ends the paragraph
-Markdown (`md`) and plain-text (`txt`) documents are stored verbatim as texts/<name>.
+Markdown (`md`) and plain-text (`txt`) documents are stored verbatim as texts/<name>, and so
+are the texts of data/bad/ (altbestand_latin1.txt, notes.xyz, fake.docx); the web-page chrome
+of the HTML documents is sites.yaml.
 
 Everything is fictional: Stadtwerke Birkenau GmbH (a municipal utility), Lumen Systems GmbH
 and its product "Lumen Data Gateway", all persons, phone numbers and *.example addresses.
@@ -63,5 +65,8 @@ V2: dict[str, list[tuple[str, str]]] = {
     name: [(e["old"], e["new"]) for e in v["edits"]] for name, v in _CATALOGUE["versions"].items()}
 V2_DATE: dict[str, tuple] = {
     name: tuple(v["date"]) for name, v in _CATALOGUE["versions"].items() if "date" in v}
+# The web-page chrome of the HTML documents per site (sites.yaml): title, header, navigation,
+# aside, footer, scripts around the document's own text.
+SITES: dict[str, dict[str, str]] = yaml.safe_load((HERE / "sites.yaml").read_text(encoding="utf-8"))
 # Latin-1 encoded legacy text for data/bad/altbestand_latin1.txt (stored as UTF-8 here).
 ALTBESTAND_LATIN1: str = read_text("altbestand_latin1.txt")

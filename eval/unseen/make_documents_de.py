@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent / "data"))
 
 import texts_de as T  # noqa: E402
-from make_samples import FONTS, find_font, normalise_zip  # noqa: E402
+from sample_formats import FONTS, find_font, normalise_zip  # noqa: E402
 
 OUT = HERE / "documents" / "de"
 

@@ -1,0 +1,158 @@
+"""What the dashboard page tests share (tests/test_pages.py and the page tests of every
+feature): an `AppTest` of app.py on a data dir (`app`), data dirs with the three users and
+sample documents (`corpus`, `bare`, `fresh`, `build_data_dir`), the test session's embedding
+model inside the app (`shared_model`), one scan for Streamlit components (`components`), and
+the steps and readings of a page (`open_page`, `errors`, `successes`, `plain`, ...).
+
+Signing in without the form: `login_as(at, name)` sets what a sign-in sets (status, user
+name and when the session began: now); the app then takes the role from the users file
+of the data dir, so the user must exist there (the fixtures create admin, editor, viewer)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from backend.config import Settings
+from backend.security import auth
+from backend.security.safe_markdown import unescape
+from backend.services.container import Ragscope
+from backend.ui import state as K
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+SAMPLES = ROOT / "data" / "samples"
+PASSWORDS = {"admin": "admin-password-1", "editor": "editor-password-1",
+             "viewer": "viewer-password-1"}
+XSS_MD = (b"# Notes <script>alert('t')</script>\n\nBody with <b>bold</b> and "
+          b"<img src=x onerror=alert(1)> [link](javascript:alert(1)).\n\n"
+          b"## Second part\n\nMore text about pumps and valves.\n")
+FALLBACK = {"notes.md": b"# Pump notes\n\n## Intake\n\nThe intake pump runs daily.\n\n"
+                        b"## Outlet\n\nThe outlet valve is checked weekly.\n",
+            "faq.txt": b"FAQ\n\nHow do I reset my password? Use the portal.\n"}
+
+
+def _samples(names: list[str]) -> list[tuple[str, bytes]]:
+    out = [(n, (SAMPLES / n).read_bytes()) for n in names if (SAMPLES / n).is_file()]
+    return out or list(FALLBACK.items())
+
+
+def add_users(data: Path) -> None:
+    auth.bootstrap(data, admin_password=PASSWORDS["admin"])
+    users = auth.UserStore(auth.AuthPaths.under(data), bcrypt_rounds=4)
+    users.add("editor", "editor", password=PASSWORDS["editor"])
+    users.add("viewer", "viewer", password=PASSWORDS["viewer"])
+
+
+def build_data_dir(data: Path, embedder, names: list[str]) -> dict[str, int]:
+    """Ingest sample files (+ one with HTML in its text) and create the three users.
+    Returns {file name: document id}."""
+    from backend.ingest.service import Ingestor
+
+    rs = Ragscope(Settings(data_dir=data))
+    rs.embedder = embedder
+    ing = Ingestor(rs)
+    outs = ing.ingest_many(_samples(names), total=len(names), collection="samples",
+                           source_kind="upload") if names else []
+    outs.append(ing.ingest_bytes(XSS_MD, "xss_notes.md", collection="web"))
+    assert all(o.ok for o in outs), [o.error for o in outs]
+    rs.close()
+    add_users(data)
+    return {o.filename: o.document_id for o in outs}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, shared_embedder):
+    """Read-only corpus shared by the tests of this module."""
+    data = tmp_path_factory.mktemp("pages") / "var"
+    ids = build_data_dir(data, shared_embedder, ["kundenportal_faq.html",
+                                                 "runbook_gateway_failover.md"])
+    return data, ids
+
+
+@pytest.fixture
+def shared_model(shared_embedder, monkeypatch):
+    """The app reuses the test session's embedding model instead of loading another."""
+    import backend.embed.embedder
+
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
+    return shared_embedder
+
+
+@pytest.fixture
+def bare(tmp_path, shared_model):
+    """A data dir of its own with the three users and no documents."""
+    data = tmp_path / "var"
+    add_users(data)
+    return data, {}
+
+
+@pytest.fixture
+def fresh(tmp_path, shared_model):
+    """A data dir of its own with one small document, for tests that change data."""
+    data = tmp_path / "var"
+    return data, build_data_dir(data, shared_model, [])
+
+
+@pytest.fixture(scope="session")
+def components():
+    """AppTest scans every installed distribution for v2 components on each new instance
+    (~0.9 s here); ragscope uses none, so one scan is shared."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    mgr = BidiComponentManager()
+    mgr.discover_and_register_components(start_file_watching=False)
+    return mgr
+
+
+@pytest.fixture
+def app(monkeypatch, components):
+    """app(data_dir, user=None) -> an AppTest on that data dir, signed in as `user`."""
+    def make(data: Path, user: str | None = None) -> AppTest:
+        monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
+        at = AppTest.from_file(APP, default_timeout=60)
+        at._bidi_component_manager = components
+        if user:
+            login_as(at, user)
+        return at
+    return make
+
+
+def login_as(at: AppTest, username: str) -> None:
+    """Sign `at` in as a user of the data dir the app uses, for a session that begins
+    now."""
+    at.session_state[K.AUTH_STATUS] = True
+    at.session_state[K.AUTH_USERNAME] = username
+    at.session_state[K.AUTH_BEGAN] = time.time()
+
+
+def open_page(at: AppTest, page: str) -> AppTest:
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def plain(text: str) -> str:
+    """Messages are Markdown with document-derived parts escaped; compare them unescaped."""
+    return unescape(text)
+
+
+def errors(at: AppTest) -> list[str]:
+    return [plain(e.value) for e in at.error]
+
+
+def successes(at: AppTest) -> list[str]:
+    return [plain(e.value) for e in at.success]
+
+
+def has_button(at: AppTest, key: str) -> bool:
+    return any(b.key == key for b in at.button)
+
+
+def sign_in(at: AppTest, username: str, password: str) -> AppTest:
+    at.text_input(key=K.LOGIN_USERNAME).input(username)
+    at.text_input(key=K.LOGIN_PASSWORD).input(password)
+    return at.button[0].click().run()
