@@ -38,8 +38,8 @@ from typing import Callable, Protocol
 import numpy as np
 
 from backend.answer.evidence import crosslingual
+from backend.answer.evidence.abstention import AbstainModel, load_model, signals
 from backend.answer.evidence.candidates import Candidate, candidates
-from backend.answer.evidence import crosslingual
 from backend.answer.evidence.crosslingual import Bridge, CrossLingual
 from backend.answer.evidence.question import (
     _WORD,
@@ -131,6 +131,8 @@ class Assessment:
     # word with the question, or the evidence is below the threshold and a name in the
     # question (a capitalised word after the first) occurs nowhere in the corpus.
     no_evidence: bool = True
+    signals: dict[str, float] = field(default_factory=dict)  # the abstention model's inputs
+    p_wrong: float | None = None  # its p(the answer is wrong) (None: no model or candidate)
 
     @property
     def top(self) -> Scored | None:
@@ -316,13 +318,26 @@ def embed_across(q: Question, scored: list[Scored], cross: CrossLingual | None,
     return other
 
 
+_FILE_MODEL = object()  # assess(model=...) default: the fitted abstain_model.json
+
+
+def _memo(known: Known | None) -> Known | None:
+    if known is None:
+        return None
+    seen: dict[str, float] = {}
+    return lambda w: seen[w] if w in seen else seen.setdefault(w, float(known(w)))
+
+
 def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
            weights: Weights = WEIGHTS, known: Known | None = None,
-           cross: CrossLingual | None = None) -> Assessment:
+           cross: CrossLingual | None = None, model=_FILE_MODEL) -> Assessment:
     """Rank the candidates of the evidence for the question and decide on abstention.
     `known(word)`: the share of the corpus's chunks containing the word (the keyword index;
     optional): abstention on unknown words, and corpus IDF of the question's words.
-    `cross`: the dictionary and multilingual model for candidates in the other language."""
+    `cross`: the dictionary and multilingual model for candidates in the other language.
+    `model`: the abstention model (backend/answer/evidence/abstention.py; default the fitted
+    file, None: the evidence score's threshold alone decides)."""
+    known = _memo(known)
     q = analyse(question, cross)
     scored = _keyed(q, featurise(q, evidence, known))
     a = Assessment(q)
@@ -348,6 +363,12 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     if scored[0].features.get("strict", 1.0) == 0.0:
         a.best = NO_EVIDENCE  # it shares not one word with the question: never an answer
     a.abstain = not q.terms and not q.exact or a.best < weights.threshold
+    a.signals = signals(q, scored, evidence, known, a.best)
+    model = load_model() if model is _FILE_MODEL else model
+    if isinstance(model, AbstainModel):
+        a.p_wrong = model.probability(a.signals)
+        a.abstain = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
+            a.p_wrong >= model.threshold
     a.no_evidence = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
         (a.abstain and _unknown_name(q, known))
     return a
