@@ -6,12 +6,14 @@ topic and most words with real passages; what tells them apart is whether the qu
 distinguishing parts — its names, figures, years and rarest words — occur in the chosen
 sentence, in its document, or anywhere in the evidence. `signals` computes those (each 0..1)
 next to the ranking features of the top candidate (backend/answer/evidence/scoring.py); a
-logistic regression over them, fitted on the unseen benchmark's TUNING split only
-(`python -m eval.unseen_tune --abstain`, eval/abstain_tuning.py), gives the probability that
-the question is unanswerable. Its coefficients live in `abstain_model.json` beside this
-module (plain numbers, no pickle); without that file the old evidence-score threshold
-decides. The probability also gives the answer's confidence hint
-(backend/answer/confidence.py)."""
+logistic regression over them, fitted on the tune splits only (the unseen benchmark's and the
+sample benchmark's tuning half; `python -m eval.unseen_tune --abstain`,
+eval/abstain_tuning.py, which also chose the feature groups, the regularisation, the label and
+the threshold), gives the probability that the evidence does not answer the question. The
+answerer declines when the old evidence-score rule or the model says so
+(`p >= threshold`). Its coefficients live in `abstain_model.json` beside this module (plain
+numbers, no pickle); without that file the old rule alone decides. The probability also gives
+the answer's confidence hint (backend/answer/confidence.py)."""
 from __future__ import annotations
 
 import json

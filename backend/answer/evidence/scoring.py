@@ -132,7 +132,7 @@ class Assessment:
     # question (a capitalised word after the first) occurs nowhere in the corpus.
     no_evidence: bool = True
     signals: dict[str, float] = field(default_factory=dict)  # the abstention model's inputs
-    p_wrong: float | None = None  # its p(the answer is wrong) (None: no model or candidate)
+    p_unanswerable: float | None = None  # the model's p(the evidence does not answer it)
 
     @property
     def top(self) -> Scored | None:
@@ -366,9 +366,8 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     a.signals = signals(q, scored, evidence, known, a.best)
     model = load_model() if model is _FILE_MODEL else model
     if isinstance(model, AbstainModel):
-        a.p_wrong = model.probability(a.signals)
-        a.abstain = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
-            a.p_wrong >= model.threshold
+        a.p_unanswerable = model.probability(a.signals)
+        a.abstain = a.abstain or a.p_unanswerable >= model.threshold  # the old rule, or the model
     a.no_evidence = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
         (a.abstain and _unknown_name(q, known))
     return a
