@@ -213,7 +213,7 @@ def oof(rows: list[dict], features: tuple[str, ...], c: float, label: str = "wro
     return p
 
 
-THRESHOLDS = tuple(float(t) for t in np.round(np.arange(0.50, 0.991, 0.02), 2))
+THRESHOLDS = tuple(float(t) for t in np.round(np.arange(0.05, 0.991, 0.05), 2))
 SETS = ("unseen", "sample")
 
 
@@ -236,7 +236,7 @@ def curve(rows: list[dict], p: np.ndarray, thresholds=THRESHOLDS) -> list[dict]:
 
 MAX_ACCURACY_LOSS = 0.01  # of answerable accuracy on the sample tune half (1 question: 0.015)
 SAMPLE_MIN_PRECISION = 0.90  # its abstention precision (today 1.00; CI floor 0.78)
-THRESHOLDS_FINE = tuple(float(t) for t in np.round(np.arange(0.50, 0.991, 0.01), 2))
+THRESHOLDS_FINE = tuple(float(t) for t in np.round(np.arange(0.05, 0.991, 0.01), 2))
 
 
 def choose(points: list[dict], today: dict) -> dict | None:

@@ -78,7 +78,7 @@ def test_hint_text_in_both_languages_and_levels():
     en = confidence.hint(srcs, "en", declined=False, p_unanswerable=0.05)
     assert en["text"] == "Confidence: high — based on 3 passages from 2 documents"
     assert en["level"] == "high" and en["p_unanswerable"] == 0.05
-    de = confidence.hint(srcs[:1], "de", declined=False, p_unanswerable=0.15)
+    de = confidence.hint(srcs[:1], "de", declined=False, p_unanswerable=0.2)
     assert de["text"] == "Konfidenz: mittel — auf Grundlage von 1 Passage aus 1 Dokument"
     assert confidence.hint(srcs, "de", declined=False, p_unanswerable=0.4)["level"] == "low"
     assert confidence.hint(srcs, "en", declined=True, p_unanswerable=0.01)["level"] == "low"

@@ -4,17 +4,18 @@ one (issue 22, item 4; seed 004 "Datenbasis und Confidence-Hinweise").
 The level comes from the abstention model's p(the evidence does not answer the question)
 (backend/answer/evidence/abstention.py, fitted on the tune splits): below HIGH_BELOW "high",
 below MEDIUM_BELOW "medium", else "low" (a declined answer is always "low"). The cut-offs were
-read off the tune rows (2026-12-02, 240 questions with an assessment, `python -m
-eval.unseen_tune --abstain` rows, the fitted model): of the answers with p < 0.10, 88 % were
-right (49 of 56); 0.10-0.20: 46 % (36 of 78); 0.20 and above: 14 % (16 of 115). The text names the evidence the answer stood on — "Confidence: medium —
+read off the tune rows (2026-12-02, the 249 tune questions with an assessment of both
+benchmarks, `python -m eval.unseen_tune --abstain` rows, the fitted model): of the answers with
+p < 0.15, 83 % were right (68 of 82); 0.15-0.25: 29 % (23 of 80); 0.25 and above: 11 % (10 of
+87). The text names the evidence the answer stood on — "Confidence: medium —
 based on 5 passages from 2 documents" — in the question's language (German or English).
 Chat page, API (`confidence` of the answer JSON), MCP and published chatbots show it."""
 from __future__ import annotations
 
 from backend.answer.evidence.scoring import Assessment
 
-HIGH_BELOW = 0.10  # p(unanswerable) below this: "high" (88 % of such answers right on tune)
-MEDIUM_BELOW = 0.20  # below this: "medium" (46 %); above: "low" (14 %)
+HIGH_BELOW = 0.15  # p(unanswerable) below this: "high" (83 % of such answers right on tune)
+MEDIUM_BELOW = 0.25  # below this: "medium" (29 %); above: "low" (11 %)
 RELATED = 3  # passages shown under a declined answer
 
 _LEVEL = {"de": {"high": "hoch", "medium": "mittel", "low": "niedrig"},
