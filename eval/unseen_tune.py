@@ -114,6 +114,8 @@ def main(argv=None) -> int:
         return abstain_main([x for x in argv if x != "--abstain"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--retrieval", action="store_true", help="hit@k of the supporting sentence")
+    ap.add_argument("--abstain", action="store_true", help="fit the abstention model on the "
+                    "tune splits (eval/abstain_tuning.py; --abstain --help for its options)")
     ap.add_argument("--normalisation", default="max", choices=["max", "minmax"])
     a = ap.parse_args(argv)
     from backend.config import Settings

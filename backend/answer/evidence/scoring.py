@@ -28,7 +28,9 @@ part), `type_miss` (the candidate lacks the asked type), `rare_miss` (it and its
 the question's rarest word by corpus IDF), `year_miss` (share of the question's years missing
 from it and its context) — the last three measured as abstention signals and left at weight 0
 (docs/chat.md). The weights and the abstention threshold were chosen by measurement on the tuning
-half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md)."""
+half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md). Beside that
+threshold the abstention model (backend/answer/evidence/abstention.py, fitted on the tune splits)
+declines when its p(unanswerable) reaches its threshold; `Assessment.signals` are its inputs."""
 from __future__ import annotations
 
 import math
