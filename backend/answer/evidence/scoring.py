@@ -338,7 +338,7 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     optional): abstention on unknown words, and corpus IDF of the question's words.
     `cross`: the dictionary and multilingual model for candidates in the other language.
     `model`: the abstention model (backend/answer/evidence/abstention.py; default the fitted
-    file, None: the evidence score's threshold alone decides)."""
+    file when `known` is given, None: the evidence score's threshold alone decides)."""
     known = _memo(known)
     q = analyse(question, cross)
     scored = _keyed(q, featurise(q, evidence, known))
@@ -366,7 +366,8 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
         a.best = NO_EVIDENCE  # it shares not one word with the question: never an answer
     a.abstain = not q.terms and not q.exact or a.best < weights.threshold
     a.signals = signals(q, scored, evidence, known, a.best)
-    model = load_model() if model is _FILE_MODEL else model
+    if model is _FILE_MODEL:  # fitted on the chat's path, with the corpus's word statistics;
+        model = load_model() if known is not None else None  # without them: the old rule
     if isinstance(model, AbstainModel):
         a.p_unanswerable = model.probability(a.signals)
         a.abstain = a.abstain or a.p_unanswerable >= model.threshold  # the old rule, or the model
