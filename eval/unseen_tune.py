@@ -9,6 +9,9 @@ of the supporting sentence (the rank of the first retrieved chunk containing it)
 pair (for choosing the embedding model).
 
     RAGSCOPE_DATA_DIR=<dir> python -m eval.unseen_tune [--retrieval] [--normalisation minmax]
+    RAGSCOPE_DATA_DIR=<dir> python -m eval.unseen_tune --abstain [--rows f.json] [--write]
+
+(`--abstain`: fit the abstention model on the tune split of both halves, eval/abstain_tuning.py.)
 
 It never reads a test split: the file name is fixed."""
 from __future__ import annotations
@@ -102,8 +105,17 @@ def retrieval(rs, gs, normalisation: str) -> dict:
 
 
 def main(argv=None) -> int:
+    import sys
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--abstain" in argv:  # fit the abstention model on both halves' tune split
+        from eval.abstain_tuning import main as abstain_main
+
+        return abstain_main([x for x in argv if x != "--abstain"])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--retrieval", action="store_true", help="hit@k of the supporting sentence")
+    ap.add_argument("--abstain", action="store_true", help="fit the abstention model on the "
+                    "tune splits (eval/abstain_tuning.py; --abstain --help for its options)")
     ap.add_argument("--normalisation", default="max", choices=["max", "minmax"])
     a = ap.parse_args(argv)
     from backend.config import Settings

@@ -26,6 +26,7 @@ from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
 from backend.security.access import NO_ACCESS
 from backend.security.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
+from backend.ui.confidence import confidence_caption, related_passages
 from backend.ui.citations import (
     cited_markdown,
     document_params,
@@ -163,6 +164,18 @@ def _citations(m: MessageInfo, question: str | None) -> None:
                              query_params=trace_params(m.trace_id, question))
 
 
+def _confidence(citations: dict) -> None:
+    """The confidence hint, and under a declined answer its "possibly related" passages
+    (collapsed)."""
+    hint = confidence_caption(citations)
+    if hint:
+        st.caption(hint)
+    label, lines = related_passages(citations)
+    if lines:
+        with st.expander(label, expanded=False, icon=":material/travel_explore:"):
+            st.markdown("\n".join(lines))
+
+
 def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> None:
     if m.notice:
         st.warning(md_escape(m.notice), icon=":material/info:")
@@ -172,6 +185,7 @@ def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> 
     st.markdown(cited_markdown(m.content, rich, m.sources))
     _citations(m, question)
     c = m.citations or {}
+    _confidence(c)
     if c.get("invalid"):
         st.error("The answer cites " + ", ".join(f"[{n:d}]" for n in c["invalid"])
                  + ", which is not among the sources.")

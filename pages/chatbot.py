@@ -14,6 +14,7 @@ from backend.errors import NotFound, RagscopeError
 from backend.security.safe_markdown import md_link
 from backend.ui import state as K
 from backend.ui.citations import linkable, source_heading, source_passage_markdown
+from backend.ui.confidence import confidence_caption, related_passages
 from pages._chatbot_common import get_bots, sources_rows
 from pages._feedback import feedback_row, ratings
 from pages._common import current_actor, is_embedded, md_escape, require_page
@@ -66,6 +67,17 @@ else:
         st.caption(md_escape(bot.config.description))
 
 
+def _confidence(citations: dict | None) -> None:
+    """The confidence hint; under a declined answer the closest passages, collapsed."""
+    hint = confidence_caption(citations)
+    if hint:
+        st.caption(hint)
+    label, lines = related_passages(citations)
+    if lines:
+        with st.expander(label, expanded=False):
+            st.markdown("\n".join(lines))
+
+
 def _cited(sources: list[dict], message_id: int) -> None:
     """One button per cited source: its passage with the quote highlighted, title,
     section, page, and the web page it was crawled from."""
@@ -94,6 +106,7 @@ for m in history:
         st.markdown(md_escape(m.content))
         if m.role == "assistant":
             _cited(m.sources, m.id)
+            _confidence(m.citations)
             feedback_row(BOT_FEEDBACK, m.id, rated.get(m.id), chatbot=slug)
 question = st.chat_input("Your question", key=K.BOT_CHAT_INPUT)
 if question:
@@ -109,6 +122,7 @@ if question:
             st.markdown(md_escape(ans.text))
             if not ans.fallback_used:
                 _cited(ans.sources, ans.message_id)
+            _confidence(ans.citations)
             if ans.sources and not ans.fallback_used:
                 with st.expander("Sources"):
                     st.dataframe(sources_rows(ans.sources), hide_index=True)

@@ -321,3 +321,27 @@ def test_an_answer_is_rated_with_a_note_on_the_chat_page(monkeypatch, data, serv
     assert (row.feedback.rating, row.feedback.note, row.trace_id) == (
         "down", "the key is older", answer.trace_id)
     assert any("your feedback is stored" in c.value for c in at.caption)
+
+
+def test_every_answer_shows_its_confidence_and_a_decline_its_related_passages(
+        monkeypatch, data, service):
+    """Issue 22, item 4: the hint under every answer; a declined answer's closest passages
+    in a collapsed "Possibly related" expander."""
+    at = page(monkeypatch, data, "chat")
+    at.chat_input(key="chat.input").set_value(
+        "Which configuration key replaced gateway.maxConn?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    hints = [plain(c.value) for c in at.caption if "Confidence:" in plain(c.value)]
+    assert hints and "based on" in hints[0] and "passage" in hints[0]
+    at.chat_input(key="chat.input").set_value(
+        "What is the default value of gateway.compression_level?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    uuid = at.query_params["session"]
+    uuid = uuid[0] if isinstance(uuid, list) else uuid
+    declined = service.messages(uuid, scope=EVERYTHING)[-1]
+    assert declined.content == "I found nothing on this in the documents."
+    assert any("Confidence: low" in plain(c.value) for c in at.caption)
+    related = [e for e in at.expander if "Possibly related" in e.label]
+    assert related and not related[0].proto.expanded
+    shown = "\n".join(plain(m.value) for m in related[0].markdown)
+    assert declined.citations["related"][0]["text"][:40] in shown

@@ -136,6 +136,8 @@ def test_wizard_from_url_to_published_bot(app, bare, ferry):
     _ok(viewer.chat_input(key=K.BOT_CHAT_INPUT).set_value(
         "When does the last winter ferry leave?").run())
     assert "20:10" in _texts(viewer)
+    hints = [c.value.replace("\\", "") for c in viewer.caption]  # issue 22: the hint shows
+    assert any(h.startswith(":") and "Confidence:" in h and "based on" in h for h in hints)
     # the visitor rates the answer: stored with it, listed as the visitor's rating
     (thumbs,) = [w for w in viewer.get("feedback") if w.key.startswith("bot.feedback.")]
     _ok(thumbs.set_value(1).run())

@@ -144,6 +144,8 @@ def test_ask_stream_answer_event_carries_the_citation_fields(env):
     assert cited and answer["trace_id"]
     _check_cited(env.rs, cited[0], "8443")
     assert "original_path" not in cited[0]
+    hint = answer["confidence"]  # issue 22: every answer carries its confidence hint
+    assert hint["passages"] == len(answer["sources"]) and hint["text"].startswith("Konfidenz: ")
     png = env.client.get(cited[0]["preview_url"], headers=env.headers("manual-reader"))
     assert png.status_code == 200 and png.headers["content-type"] == "image/png"
     assert int(png.headers["x-highlight-boxes"]) >= 1
@@ -168,6 +170,8 @@ def test_mcp_answer_question_tool_returns_the_citation_fields(env):
     cited = [s for s in data["sources"] if s["cited"]]
     assert cited
     _check_cited(env.rs, cited[0], "8443")
+    assert data["confidence"]["passages"] == len(data["sources"])
+    assert data["confidence"]["level"] in ("high", "medium", "low")
 
 
 def test_chatbot_answer_schema_keeps_the_citation_fields(env):

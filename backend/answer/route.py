@@ -31,6 +31,7 @@ from sqlalchemy import select
 
 from backend.security.access import Scope
 from backend.answer import analysis_answers as answers
+from backend.answer import confidence
 from backend.answer.compose import Place, line_citations
 from backend.answer.context import (  # noqa: F401  (re-exported: the route's public names)
     MAX_CANDIDATES,
@@ -208,6 +209,7 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
     yield Delta(a.text)
     text, fmt = apply_profile(a.text, cfg.answer_profile)
     citations = line_citations(text, len(sources))
+    citations.update(confidence.fields(None, sources, q, False, analysis=True))
     for src in sources:
         src["cited"] = src["n"] in citations["cited"]
     notice = " ".join(["Answered from the document analysis (" + routed.intent.action + "), "

@@ -192,3 +192,8 @@ class BotAnswerOut(BaseModel):
     notice: str | None
     citations: dict
     sources: list[BotSourceOut]
+    confidence: dict | None = Field(None, description="the confidence hint: level (high, "
+                                    "medium, low), p_unanswerable, passages, documents and "
+                                    "the sentence shown (backend/answer/confidence.py)")
+    related: list[dict] = Field(default_factory=list, description="a declined answer: the "
+                                "closest passages, shown as 'possibly related'")

@@ -147,6 +147,16 @@ def public_source(src: dict) -> dict:
     return out
 
 
+def confidence_fields(citations: dict | None) -> dict:
+    """`confidence` (level, p_right, passages, documents, text; backend/answer/confidence.py)
+    of every answer, and `related` (the closest passages of a declined one) when there are."""
+    c = citations or {}
+    out = {"confidence": c.get("confidence")}
+    if c.get("related"):
+        out["related"] = c["related"]
+    return out
+
+
 def answer(session: str, m, context: str | None = None) -> dict:
     """A stored chat answer (MessageInfo) as the ask stream's `answer` event and the
     `answer_question` MCP tool return it; `rewrite`: how a follow-up was retrieved
@@ -155,7 +165,7 @@ def answer(session: str, m, context: str | None = None) -> dict:
            "citations": m.citations, "sources": [public_source(s) for s in m.sources],
            "provider": m.provider, "model": m.model, "fallback": m.fallback,
            "notice": m.notice, "latency_ms": m.latency_ms, "trace_id": m.trace_id,
-           "rewrite": m.rewrite}
+           "rewrite": m.rewrite, **confidence_fields(m.citations)}
     if context is not None:
         out["context"] = context
     return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from backend.api.serialise import aware, next_offset, public_source
+from backend.api.serialise import aware, confidence_fields, next_offset, public_source
 from backend.chatbots.build import BuildProgress
 from backend.chatbots.generate import GeneratedField
 from backend.chatbots.service import BotAnswer, BotInfo
@@ -39,4 +39,4 @@ def generated(g: GeneratedField, saved: bool) -> dict:
 def answer(a: BotAnswer) -> dict:
     return {"text": a.text, "fallback_used": a.fallback_used, "session": a.session,
             "message_id": a.message_id, "notice": a.notice, "citations": a.citations,
-            "sources": [public_source(s) for s in a.sources]}
+            "sources": [public_source(s) for s in a.sources], **confidence_fields(a.citations)}

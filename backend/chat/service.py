@@ -46,6 +46,7 @@ from backend.answer.evidence.scoring import MemoEncoder, assess
 from backend.index.base import IndexFilter
 from backend.llm import default_model, make_provider
 from backend.llm.base import Evidence, GenerationRequest, Provider, StreamEnd, TextDelta
+from backend.answer import confidence
 from backend.answer.extractive import ExtractiveProvider
 from backend.llm.pricing import pricing_table
 from backend.llm.tokens import count_tokens
@@ -249,6 +250,7 @@ class ChatService(ChatSessions):
         if abstain:  # "nothing found" cites nothing by design
             citations["uncited_sentences"] = []
             citations["ok"] = not citations["invalid"]
+        citations.update(confidence.fields(assessment, sources, asked, abstain or not evidence))
         if provider.name != "extractive" and not abstain:
             support = check_support(text, evidence, encoder, assessment.question.language
                                     if assessment else "")
@@ -303,6 +305,7 @@ class ChatService(ChatSessions):
             yield Delta(piece)
         citations = check_citations(text, len(sources))
         citations["abstained"] = not sources
+        citations.update(confidence.fields(None, sources, q, not sources, analysis=True))
         for src in sources:
             src["cited"] = src["n"] in citations["cited"]
         _, fmt = apply_profile(text, "markdown")

@@ -28,7 +28,9 @@ part), `type_miss` (the candidate lacks the asked type), `rare_miss` (it and its
 the question's rarest word by corpus IDF), `year_miss` (share of the question's years missing
 from it and its context) — the last three measured as abstention signals and left at weight 0
 (docs/chat.md). The weights and the abstention threshold were chosen by measurement on the tuning
-half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md)."""
+half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md). Beside that
+threshold the abstention model (backend/answer/evidence/abstention.py, fitted on the tune splits)
+declines when its p(unanswerable) reaches its threshold; `Assessment.signals` are its inputs."""
 from __future__ import annotations
 
 import math
@@ -38,8 +40,8 @@ from typing import Callable, Protocol
 import numpy as np
 
 from backend.answer.evidence import crosslingual
+from backend.answer.evidence.abstention import AbstainModel, load_model, signals
 from backend.answer.evidence.candidates import Candidate, candidates
-from backend.answer.evidence import crosslingual
 from backend.answer.evidence.crosslingual import Bridge, CrossLingual
 from backend.answer.evidence.question import (
     _WORD,
@@ -131,6 +133,8 @@ class Assessment:
     # word with the question, or the evidence is below the threshold and a name in the
     # question (a capitalised word after the first) occurs nowhere in the corpus.
     no_evidence: bool = True
+    signals: dict[str, float] = field(default_factory=dict)  # the abstention model's inputs
+    p_unanswerable: float | None = None  # the model's p(the evidence does not answer it)
 
     @property
     def top(self) -> Scored | None:
@@ -316,13 +320,26 @@ def embed_across(q: Question, scored: list[Scored], cross: CrossLingual | None,
     return other
 
 
+_FILE_MODEL = object()  # assess(model=...) default: the fitted abstain_model.json
+
+
+def _memo(known: Known | None) -> Known | None:
+    if known is None:
+        return None
+    seen: dict[str, float] = {}
+    return lambda w: seen[w] if w in seen else seen.setdefault(w, float(known(w)))
+
+
 def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
            weights: Weights = WEIGHTS, known: Known | None = None,
-           cross: CrossLingual | None = None) -> Assessment:
+           cross: CrossLingual | None = None, model=_FILE_MODEL) -> Assessment:
     """Rank the candidates of the evidence for the question and decide on abstention.
     `known(word)`: the share of the corpus's chunks containing the word (the keyword index;
     optional): abstention on unknown words, and corpus IDF of the question's words.
-    `cross`: the dictionary and multilingual model for candidates in the other language."""
+    `cross`: the dictionary and multilingual model for candidates in the other language.
+    `model`: the abstention model (backend/answer/evidence/abstention.py; default the fitted
+    file when `known` is given, None: the evidence score's threshold alone decides)."""
+    known = _memo(known)
     q = analyse(question, cross)
     scored = _keyed(q, featurise(q, evidence, known))
     a = Assessment(q)
@@ -348,6 +365,12 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     if scored[0].features.get("strict", 1.0) == 0.0:
         a.best = NO_EVIDENCE  # it shares not one word with the question: never an answer
     a.abstain = not q.terms and not q.exact or a.best < weights.threshold
+    a.signals = signals(q, scored, evidence, known, a.best)
+    if model is _FILE_MODEL:  # fitted on the chat's path, with the corpus's word statistics;
+        model = load_model() if known is not None else None  # without them: the old rule
+    if isinstance(model, AbstainModel):
+        a.p_unanswerable = model.probability(a.signals)
+        a.abstain = a.abstain or a.p_unanswerable >= model.threshold  # the old rule, or the model
     a.no_evidence = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
         (a.abstain and _unknown_name(q, known))
     return a
