@@ -15,7 +15,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import tantivy
 
@@ -278,7 +278,8 @@ class TantivyKeywordIndex:
         self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
         highlight_limit: int | None = None,
     ) -> list[IndexHit]:
-        built = self._query(query, flt, fuzzy) if k > 0 else None
+        filters = self._filter_queries(flt) if k > 0 else None
+        built = self._query(query, filters, fuzzy) if filters is not None else None
         if built is None:
             return []
         final, text_query = built
@@ -304,18 +305,23 @@ class TantivyKeywordIndex:
             ))
         return out
 
-    def match_count(self, query: str, flt: IndexFilter | None = None) -> int:
-        """How many chunks within `flt` match `query`: counted without scoring or reading a
-        stored field (the dictionary's common-word test, several per question)."""
-        built = self._query(query, flt, False)
-        return 0 if built is None else int(
-            self._ix().searcher().search(built[0], limit=1, count=True).count)
+    def match_counter(self, flt: IndexFilter | None = None) -> Callable[[str], int]:
+        """word -> how many chunks within `flt` match it, counted without scoring or reading
+        a stored field; the filter is built once (the dictionary's common-word test runs
+        about 24 times per question)."""
+        filters = self._filter_queries(flt)
+        searcher = self._ix().searcher()
+
+        def count(query: str) -> int:
+            built = self._query(query, filters, False) if filters is not None else None
+            return 0 if built is None else int(searcher.search(built[0], limit=1,
+                                                                count=True).count)
+        return count
 
     # ---- query building ----------------------------------------------------------
-    def _query(self, query: str, flt: IndexFilter | None, fuzzy: bool):
-        """(the query with its filters, the text query alone), or None: nothing can match."""
-        filters = self._filter_queries(flt) if query and query.strip() else None
-        text_query = self._text_query(query, fuzzy=fuzzy) if filters is not None else None
+    def _query(self, query: str, filters: list[tantivy.Query], fuzzy: bool):
+        """(the query with `filters`, the text query alone), or None: nothing can match."""
+        text_query = self._text_query(query, fuzzy=fuzzy) if query and query.strip() else None
         if text_query is None:
             return None
         if not filters:
