@@ -7,6 +7,9 @@ database triggers, in the same transaction as the change, on INSERT / UPDATE / D
 DELETE / UPDATE OF name, knowledge_base_id of `collections`: every writer (the dashboard,
 the CLI, another process, plain SQL) is covered, and a reader that sees the new rows sees
 the new value. PostgreSQL: statement-level triggers; SQLite: row-level (the only kind).
+A later SQLite migration that rebuilds one of these tables (`batch_alter_table` copies it and
+drops the old one) drops its triggers with it and must create them again
+(`_sqlite_triggers` here).
 
 Revision ID: 0021
 Revises: 0020
