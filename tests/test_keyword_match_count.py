@@ -51,3 +51,15 @@ def test_filter_values_give_the_same_hits_as_term_queries_and_as_a_term_set(ix, 
     monkeypatch.setattr(tantivy_index, "TERM_SET_FROM", 1)
     assert {h.chunk_id for h in ix.search("report", 1000, flt)} == few == {
         f"c{i}" for i in range(0, 90, 3)}
+
+
+def test_skipped_chunks_get_no_snippet_and_keep_their_place(ix):
+    """`highlight_skip` (the dictionary search skips the question search's hits): the same
+    hits in the same order, snippets for the others only."""
+    full = ix.search("pump report", 20, None, highlight_limit=5)
+    skip = {full[0].chunk_id, full[2].chunk_id}
+    part = ix.search("pump report", 20, None, highlight_limit=5, highlight_skip=skip)
+    assert [(h.chunk_id, h.score) for h in part] == [(h.chunk_id, h.score) for h in full]
+    assert all(h.highlights for h in full[:5])
+    for a, b in zip(full, part):
+        assert b.highlights == ([] if a.chunk_id in skip else a.highlights)

@@ -15,7 +15,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 import tantivy
 
@@ -276,7 +276,7 @@ class TantivyKeywordIndex:
 
     def search(
         self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
-        highlight_limit: int | None = None,
+        highlight_limit: int | None = None, highlight_skip: Collection[str] = (),
     ) -> list[IndexHit]:
         filters = self._filter_queries(flt) if k > 0 else None
         built = self._query(query, filters, fuzzy) if filters is not None else None
@@ -291,16 +291,16 @@ class TantivyKeywordIndex:
         out: list[IndexHit] = []
         for rank, (score, addr) in enumerate(hits, start=1):
             doc = searcher.doc(addr)
-            if highlight_limit is not None and rank > highlight_limit:
-                out.append(IndexHit(chunk_id=doc.get_first("chunk_id"), score=float(score),
-                                    rank=rank))
+            cid = doc.get_first("chunk_id")
+            if (highlight_limit is not None and rank > highlight_limit) or cid in highlight_skip:
+                out.append(IndexHit(chunk_id=cid, score=float(score), rank=rank))
                 continue
             text = doc.get_first("text_de") or ""
             snippet = highlight(text, generators)
             if not snippet and fuzzy:
                 snippet = self._fuzzy_highlight(searcher, query, text)
             out.append(IndexHit(
-                chunk_id=doc.get_first("chunk_id"), score=float(score), rank=rank,
+                chunk_id=cid, score=float(score), rank=rank,
                 highlights=[snippet] if snippet else [],
             ))
         return out

@@ -276,7 +276,8 @@ class Retriever:
         out = self._keyword(q.text, n, flt, fuzzy, limit)
         if not q.translations or out[2]:
             return out
-        more = self._keyword(" ".join(q.translations), n, flt, fuzzy, limit)
+        # the question's own hits keep their snippets (below): none computed for them here
+        more = self._keyword(" ".join(q.translations), n, flt, fuzzy, limit, set(out[3]))
         if more[2]:
             return out
         scores: dict[str, float] = dict(out[1])
@@ -286,11 +287,12 @@ class Retriever:
         more[0][0].name = "keyword_search_translated"
         return out[0] + more[0], ranking, None, {**more[3], **out[3]}
 
-    def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
+    def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool, limit: int,
+                 skip: frozenset[str] | set[str] = frozenset()):
         t0 = time.perf_counter()
         try:
             hits = self.rs.keyword_index.search(text, n, flt, fuzzy=fuzzy,
-                                                highlight_limit=limit)
+                                                highlight_limit=limit, highlight_skip=skip)
             ranking = [(h.chunk_id, h.score) for h in hits]
             st = Stage("keyword_search", _ms(t0), {"index": self.rs.keyword_index.name,
                                                    "candidates": n, "fuzzy": fuzzy},
