@@ -39,9 +39,10 @@ def current_actor(request: Request,
     return actor
 
 
-def known_query(request: Request) -> None:
+async def known_query(request: Request) -> None:
     """Refuse query parameters the route does not declare (`?colection=ops` is a typo the
-    caller should hear about, not a filter silently ignored)."""
+    caller should hear about, not a filter silently ignored). `async`: pure computation, run
+    on the event loop (a sync dependency costs a thread hand-off, see `needs`)."""
     route = request.scope.get("route")
     dependant = getattr(route, "dependant", None)
     if dependant is None:
@@ -61,7 +62,9 @@ def needs(scope: str) -> Callable[..., Actor]:
     """A dependency: the caller's actor, if its token has `scope` (or a higher one)."""
     role = SCOPE_ROLE[scope]
 
-    def dependency(actor: Actor = Depends(current_actor)) -> Actor:
+    # async: a sync dependency runs in the thread pool, a hand-off per request that costs
+    # more CPU than this check (docs/benchmarks.md, "Server CPU per search")
+    async def dependency(actor: Actor = Depends(current_actor)) -> Actor:
         if not auth.has_role(actor.role, role):
             raise auth.PermissionDenied(f"this endpoint needs a token with the '{scope}' "
                                         f"scope; the token of {actor.username} has "

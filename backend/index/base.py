@@ -10,7 +10,7 @@ ingestion takes it around a whole publish step (both indexes + activation in the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -136,11 +136,14 @@ class KeywordIndex(Protocol):
     def delete(self, chunk_ids: Sequence[str]) -> None: ...
 
     def search(self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
-               highlight_limit: int | None = None) -> list[IndexHit]:
+               highlight_limit: int | None = None,
+               highlight_skip: Collection[str] = ()) -> list[IndexHit]:
         """BM25 search. Never raises on query syntax: any user text is a valid query.
         Score = BM25 score (higher is better); highlights = short snippets with the
         matched terms marked as <b>..</b> (HTML-escaped otherwise), for the first
-        `highlight_limit` hits (all when None; snippets cost more than the search)."""
+        `highlight_limit` hits (all when None; snippets cost more than the search) except
+        those in `highlight_skip` (chunks whose snippet the caller has from elsewhere; an
+        index may still return one)."""
 
     def texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Stored text of the given chunks; missing ids are left out (used by `check`)."""

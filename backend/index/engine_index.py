@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Collection, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 from backend.config import Settings
 from backend.errors import BackendUnavailable, ConfigError, IndexMismatch, RagscopeError
@@ -288,7 +288,8 @@ class EngineKeywordIndex:
         return {cid: set(t or []) for cid, t in self._sources(chunk_ids, MEMBERSHIPS).items()}
 
     def search(self, query: str, k: int, flt: IndexFilter | None = None, *,
-               fuzzy: bool = False, highlight_limit: int | None = None) -> list[IndexHit]:
+               fuzzy: bool = False, highlight_limit: int | None = None,
+               highlight_skip: Collection[str] = ()) -> list[IndexHit]:
         """A query over the server's clause limit (a long pasted paragraph, more so with
         fuzzy terms, whose expansions count too) is retried with half the words, until
         MIN_RETRY_WORDS; the first words are kept (normalize_query)."""

@@ -161,12 +161,22 @@ class Scope:
 
 
 def scope_of(rs, actor: Actor | None) -> Scope:
-    """The actor's scope, read from the store now (one query for the groups, one for the
-    collections). None (no signed-in actor) reads nothing."""
+    """The actor's scope as the store has it now: computed from the store (one query for the
+    groups, one for the collections), or the one this process computed under the store's
+    current ACL generation (backend/security/scope_cache.py). None (no signed-in actor)
+    reads nothing."""
     if actor is None:
         return Scope.nothing()
     if actor.kind == "system" or auth.has_role(actor.role, "admin"):
         return Scope.everything()
+    from backend.security import scope_cache
+
+    return scope_cache.for_store(rs.store).get(
+        (actor.kind, actor.username, actor.role), lambda: _read_scope(rs, actor))
+
+
+def _read_scope(rs, actor: Actor) -> Scope:
+    """The scope of a restricted actor, read from the store."""
     from sqlalchemy import or_, select
 
     from backend.store.acl_models import AccessGrant, AccessGroup, AccessMember, KnowledgeBase

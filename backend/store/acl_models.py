@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Index, String, Text
+from sqlalchemy import BigInteger, Boolean, DateTime, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.store.models import Base, utcnow
@@ -58,3 +58,14 @@ class AccessMember(Base):
     member_kind: Mapped[str] = mapped_column(String(20), primary_key=True)
     member_name: Mapped[str] = mapped_column(String(200), primary_key=True)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AclGeneration(Base):
+    """One row whose `value` database triggers bump in the transaction of every change to
+    the rows a scope is computed from (knowledge bases, groups, grants, members, a
+    collection's name or knowledge base; migration 0021): a process may keep computed scopes
+    while the value it read them under is unchanged (backend/security/scope_cache.py)."""
+
+    __tablename__ = "acl_generation"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger, default=0)

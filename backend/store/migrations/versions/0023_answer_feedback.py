@@ -4,14 +4,14 @@ One row per answer (`chat_messages.id`) and rater; deleting the message deletes 
 table, so the chat tables are not rebuilt.
 
 Revision ID: 0023
-Revises: 0020
+Revises: 0021
 Create Date: 2026-12-02
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = '0023'
-down_revision = '0020'
+down_revision = '0021'
 branch_labels = None
 depends_on = None
 
