@@ -22,51 +22,31 @@ import tantivy
 from backend.config import Settings
 from backend.errors import BackendUnavailable, IndexMismatch
 from backend.index.base import IndexedChunk, IndexFilter, IndexHit
+from backend.index.tantivy_schema import (  # noqa: F401  (ANALYZER etc. are read from here)
+    _TOK_DE,
+    _TOK_EN,
+    _TOK_PLAIN,
+    ANALYZER,
+    DEFAULT_BOOSTS,
+    MEMBERSHIPS,
+    META_FIELDS,
+    STORED,
+    TEXT_FIELDS,
+    _analyzer,
+    _build_schema,
+)
 from backend.index.tantivy_snippets import highlight, within_one
 from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
 
-ANALYZER = "tantivy:de_stem+en_stem:v1"
-_TOK_DE, _TOK_EN, _TOK_PLAIN = "rs_de_v1", "rs_en_v1", "rs_plain_v1"
-TEXT_FIELDS = ("text_de", "text_en")
-META_FIELDS = ("title", "section_title", "filename")
-MEMBERSHIPS = "memberships"
 TERM_SET_FROM = 64  # filter values from which one term set query is cheaper (measured)
-STORED = ("chunk_id", "document_id", "version_id", "doc_type", "language", *META_FIELDS)
-DEFAULT_BOOSTS = {"text_de": 1.0, "text_en": 1.0, "title": 0.5, "section_title": 0.5, "filename": 0.3}
 FUZZY_MIN_LEN = 5
 FUZZY_BOOST = 0.5
 MAX_QUERY_TERMS = 256
 SNIPPET_CHARS = 200
 WRITER_HEAP = 64_000_000
 LOCK_WAIT_S = 15.0
-
-def _analyzer(language: str | None, *, stopwords: bool = False) -> tantivy.TextAnalyzer:
-    b = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-    b = b.filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase())
-    if stopwords and language:
-        b = b.filter(tantivy.Filter.stopword(language))
-    b = b.filter(tantivy.Filter.ascii_fold())
-    if language:
-        b = b.filter(tantivy.Filter.stemmer(language))
-    return b.build()
-
-
-def _build_schema() -> tantivy.Schema:
-    sb = tantivy.SchemaBuilder()
-    sb.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
-    sb.add_integer_field("document_id", stored=True, indexed=True, fast=True)
-    sb.add_integer_field("version_id", stored=True, indexed=True, fast=True)
-    sb.add_text_field("doc_type", stored=True, tokenizer_name="raw")
-    sb.add_text_field("language", stored=True, tokenizer_name="raw")
-    sb.add_text_field("text_de", stored=True, tokenizer_name=_TOK_DE)  # stored once, for snippets
-    sb.add_text_field("text_en", stored=False, tokenizer_name=_TOK_EN)
-    for name in META_FIELDS:  # stored: a chunk can be rewritten from its stored fields
-        sb.add_text_field(name, stored=True, tokenizer_name=_TOK_PLAIN)
-    # "<kind>:<id>" tokens, one value each (backend.index.base.MEMBERSHIP_KINDS)
-    sb.add_text_field(MEMBERSHIPS, stored=True, tokenizer_name="raw")
-    return sb.build()
 
 
 class TantivyKeywordIndex:
