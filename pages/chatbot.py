@@ -11,7 +11,7 @@ message, the chat and the sources (docs/chatbots.md "Embedding")."""
 import streamlit as st
 
 from backend.errors import NotFound, RagscopeError
-from backend.security.safe_markdown import md_link
+from backend.security.safe_markdown import answer_markdown, md_link
 from backend.ui import state as K
 from backend.ui.citations import linkable, source_heading, source_passage_markdown
 from pages._chatbot_common import get_bots, sources_rows
@@ -88,7 +88,8 @@ with st.chat_message("assistant"):
 history = bots.conversation(actor, slug, uuid, published_only=True) if uuid else []
 for m in history:
     with st.chat_message(m.role):
-        st.markdown(md_escape(m.content))
+        st.markdown(answer_markdown(m.content, rich=False, bold=True) if m.role == "assistant"
+                    else md_escape(m.content))
         if m.role == "assistant":
             _cited(m.sources, m.id)
 question = st.chat_input("Your question", key=K.BOT_CHAT_INPUT)
@@ -102,7 +103,7 @@ if question:
     else:
         sessions[slug] = ans.session
         with st.chat_message("assistant"):
-            st.markdown(md_escape(ans.text))
+            st.markdown(answer_markdown(ans.text, rich=False, bold=True))
             if not ans.fallback_used:
                 _cited(ans.sources, ans.message_id)
             if ans.sources and not ans.fallback_used:

@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from backend.answer.extractive_text import unbold
+
 WORD = re.compile(r"[^\W_][\w.,/%°€£$-]*[^\W_%]|[^\W_]", re.UNICODE)
 
 # a leading conjunction: "Und Los 1?", "And its output signal?", "What about the TX-460?"
@@ -424,7 +426,8 @@ def _turn(question: str, m) -> Turn:
     docs = tuple(dict.fromkeys(int(x["document_id"]) for x in ranked
                                if x.get("document_id") is not None and not x.get("deleted")))
     rw = m.rewrite or {}
-    return Turn(question, m.content or "", rw.get("query", "") if rw.get("followup") else "",
+    return Turn(question, unbold(m.content or ""),  # the bold marks read as the value alone
+                rw.get("query", "") if rw.get("followup") else "",
                 docs, bool((m.citations or {}).get("abstained")))
 
 
