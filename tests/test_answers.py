@@ -163,15 +163,15 @@ _RETENTION = [
 
 @pytest.mark.parametrize("question,evidence,expected", [
     ("Auf welchen Wert wurde gateway.max_connections beim Vorfall INC-2024-031 erhöht?",
-     _INCIDENT, "1024 on both nodes. [2]"),
+     _INCIDENT, "raised from 256 to **1024** on both nodes. [2]"),
     ("Wie lange werden viertelstündliche Messwerte aufbewahrt?", _RETENTION,
-     "3 Jahre nach Erhebung. [2]"),
+     "Löschfrist: **3 Jahre** nach Erhebung. [2]"),
 ])
 def test_the_asked_value_beats_a_better_ranked_sentence_that_only_repeats_the_question(
         question, evidence, expected):
     """A date ("8 March 2024") is no answer to "Auf welchen Wert …", and a definition that
     repeats the question's words but has no duration none to "Wie lange …", even from the
-    best-ranked source."""
+    best-ranked source. The value is bold (of a change "from 256 to 1024" the new one)."""
     from backend.answer.extractive import answer_text
 
     assert answer_text(question, evidence).endswith(expected)

@@ -13,8 +13,9 @@ Never a value the question itself names (its figures, dates and words), nor, for
 enumeration "(2)", a § number, a year, a date or a version. When a sentence holds several, the
 one next to the question's words wins ("Der Arbeitspreis beträgt 2,69 EUR, der Grundpreis 9,50
 EUR" → 9,50 EUR for the Grundpreis), and of a change "von X auf Y" / "from X to Y" the new
-value, unless the question asks for the earlier one ("vorher", "previously"). Pure functions,
-no model."""
+value, unless the question asks for the earlier one ("vorher", "previously"); of "X of the Y"
+the part X; for "Was kostet / How much is the fee" an amount of money. Pure functions, no
+model."""
 from __future__ import annotations
 
 import re
@@ -23,9 +24,9 @@ from dataclasses import dataclass
 from backend.answer.evidence.question import _DURATION, _LENGTH, _NUMBER_WORDS, Question, terms
 from backend.retrieval.stopwords import STOP_WORDS
 
-_CUR = r"(?:EUR|Euro|€|USD|US-Dollar|\$|£|GBP|CHF)"
+_CUR = r"(?:EUR|Euros?|€|USD|US-Dollar|\$|£|GBP|CHF)"
 _SCALE = r"(?:Mio\.|Millionen|Million|Mrd\.|Milliarden|million|billion|bn|Tsd\.|thousand)"
-_UNIT = (r"(?:%|Prozent|percent|per\s+cent|EUR|Euro|€|USD|GBP|CHF|kWh|MWh|GWh|kW|MW|m³|m²|"
+_UNIT = (r"(?:%|Prozent|percent|per\s+cent|EUR|Euros?|€|USD|GBP|CHF|kWh|MWh|GWh|kW|MW|m³|m²|"
          r"km/h|km|cm|mm|m|kg|t|Liter|litres?|liters?|GB|MB|TB|KB|GiB|MiB|ms|Sekunden|"
          r"Sekunde|seconds?|Minuten|minutes?|Stunden|hours?|Tagen|Tage|days?|Wochen|weeks?|"
          r"Monaten|Monate|months?|Jahren|Jahre|years?|°C|Grad|Zeichen|characters|Mbit/s|"
@@ -46,7 +47,8 @@ _MONTH = (r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September
           r"Dec\.)(?![a-zäöü])")
 _WEEKDAY = (r"(?:Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|Monday|"
             r"Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?")
-_TIME = r"\d{1,2}[:.]\d\d\s?(?:Uhr|h|a\.m\.|p\.m\.|am|pm)?|\d{1,2}\s?(?:Uhr|a\.m\.|p\.m\.)"
+_TIME = (r"\d{1,2}:\d\d\s?(?:Uhr|h|a\.m\.|p\.m\.|am|pm)?|\d{1,2}\.\d\d\s?Uhr|"
+         r"\d{1,2}\s?(?:Uhr|a\.m\.|p\.m\.)")
 _DATE = re.compile(
     rf"\b(?:{_WEEKDAY},?\s+(?:(?:den|the)\s+)?)?(?:"
     rf"\d{{1,2}}\.\s?{_MONTH}(?:\s\d{{4}})?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"
@@ -85,8 +87,11 @@ _TO = re.compile(r"(?:\bauf|\bto|\bnunmehr|\bnow)\s+$", re.I)
 _CHANGE = re.compile(r"\b(?:von|from)\s[^.;]{0,60}?\b(?:auf|to)\s", re.I)
 _PART_OF = re.compile(r"\s(?:of|von)\s(?:the\s|den\s|insgesamt\s)?(?:approximately\s|around\s|"
                       r"about\s|rund\s|ca\.\s|etwa\s)?\d", re.I)
-_OF_TOTAL = re.compile(r"\b(?:of|von)\s(?:the\s|den\s|insgesamt\s)?(?:approximately\s|around\s|"
-                       r"about\s|rund\s|ca\.\s|etwa\s)?$", re.I)
+_TOTAL = re.compile(r"\b(?:(?:of|von)\s(?:the|den|insgesamt)|out\s+of)\s(?:approximately\s|around\s|"
+                    r"about\s|rund\s|ca\.\s|etwa\s|[a-zäöüß]+\s)?$", re.I)
+_ASKS_MONEY = re.compile(r"\b(?:kost\w*|preis\w*|\w*preis|gebühr\w*|miete|\w*miete|budget\w*|"
+                         r"umsatz\w*|zuschuss|förder\w*|betr[äa]g\w*|price\w*|cost\w*|fee\w*|"
+                         r"charge\w*|rent|budget|revenue|grant|spend\w*|pay\w*|zahl\w*)\b", re.I)
 _NOT_A_VALUE_BEFORE = re.compile(r"(?:§|Abs\.|Art\.|Nr\.|No\.|Ziff\.|TOP|Anlage|Version|"
                                  r"Release|v|Kapitel|Chapter|Section|Abschnitt)\s?$", re.I)
 _WORD = re.compile(r"[\wäöüÄÖÜß]+(?:-[\wäöüÄÖÜß]+)*")
@@ -133,6 +138,8 @@ def amounts(text: str, q: Question, *, count: bool = False) -> list[Span]:
         if _YEAR_ONLY.match(sp.text) or _overlaps(sp, dates) or _NOT_A_VALUE_BEFORE.search(
                 text[:sp.start]) or _enumeration(text, sp):
             continue  # a year, part of a date, § 3, Version 2.1, "(2)", "1. …"
+        if re.match(r"0\d{2,}\b", sp.text) or re.match(r"/\d", text[sp.end:sp.end + 2]):
+            continue  # a phone number or postcode ("0147 …"), a code "2025/15", "25/106"
         if count and not re.search(_UNIT + r"$", sp.text, re.I):
             sp = _with_counted_words(text, sp, q)
         out.append(sp)
@@ -153,8 +160,10 @@ def _with_counted_words(text: str, sp: Span, q: Question) -> Span:
     end = sp.end
     for _ in range(3):
         m = re.match(r"\s([\wäöüÄÖÜß][\wäöüÄÖÜß-]*)", text[end:])
-        if not m or m.group(1).casefold() in STOP_WORDS or not _is_asked(m.group(1), q):
-            break
+        word = m.group(1) if m else ""
+        if not word or word.casefold() in STOP_WORDS or not _is_asked(word, q) or (
+                q.language == "de" and not word[0].isupper()):
+            break  # a German count's noun is capitalised ("286 davon aktiviert": no noun)
         end += m.end()
     return Span(sp.start, end, text[sp.start:end])
 
@@ -168,8 +177,13 @@ def dates(text: str) -> list[Span]:
     return [s for s in _spans(_DATE, text) if not _YEAR_ONLY.match(s.text)]
 
 
+_HYPHENATED = re.compile(r"\b\d+-(?:years?|months?|weeks?|days?|hours?|minutes?|jährig\w*|"
+                         r"monatig\w*|wöchig\w*|tägig\w*|stündig\w*)\b", re.I)
+
+
 def durations(text: str) -> list[Span]:
-    return _spans(_DURATION, text) + _spans(_LENGTH, text)
+    """"3 Jahre", "every 15 minutes", "jährlich", "a 7-year warranty", "287 km"."""
+    return _spans(_DURATION, text) + _spans(_HYPHENATED, text) + _spans(_LENGTH, text)
 
 
 def names(text: str) -> list[Span]:
@@ -223,27 +237,44 @@ def _anchors(text: str, q: Question) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _WORD.finditer(text) if _is_asked(m.group(0), q)]
 
 
-def _cost(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool) -> float:
-    """Lower is better: the distance to the nearest question word (one after the value
-    counts one and a half times), and for a change the side the question asks for."""
-    dist = min((sp.start - e if e <= sp.start else (s - sp.end) * 1.5
-                for s, e in anchors if e <= sp.start or s >= sp.end), default=len(text))
+def _closeness(sp: Span, text: str, anchors: list[tuple[int, int]]) -> float:
+    """How near the question's words stand: Σ weight / (1 + distance in characters), a word
+    after the value at one and a half times its distance, a capitalised word (a German noun,
+    a name) or a code at double weight; a word inside the span (the counted noun) at
+    distance 0."""
+    total = 0.0
+    for s, e in anchors:
+        word = text[s:e]
+        w = 2.0 if word[:1].isupper() or any(c.isdigit() for c in word) else 1.0
+        d = 0.0 if s >= sp.start and e <= sp.end else (
+            sp.start - e if e <= sp.start else (s - sp.end) * 1.5)
+        total += w / (1.0 + max(d, 0.0))
+    return total
+
+
+def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool,
+           money: bool = False) -> float:
+    """Higher is better: closeness to the question's words, the side of a change the
+    question asks for (new unless it asks for the earlier value), the part rather than the
+    whole ("9,800 of the approximately 31,000"), a figure with its unit."""
+    score = _closeness(sp, text, anchors)
     before = text[:sp.start]
     if _OLD.search(before):
-        dist += -1000 if earlier else 1000
+        score += 10 if earlier else -10
     elif _CHANGE.search(text):
         if _FROM.search(before):
-            dist += -1000 if earlier else 1000
+            score += 10 if earlier else -10
         elif _TO.search(before):
-            dist += 1000 if earlier else -1000
-    if re.search(r"\d" + _PART_OF.pattern, text, re.I):  # "9,800 of the approximately
-        if _PART_OF.match(text[sp.end:]):  # 31,000 metering points": the part, not the whole
-            dist -= 500
-        elif _OF_TOTAL.search(before):
-            dist += 500
+            score += -10 if earlier else 10
+    if _TOTAL.search(before):
+        score -= 5  # "Von den geplanten 38,6 km …", "of the approximately 31,000 …"
+    elif re.search(r"\d" + _PART_OF.pattern, text, re.I) and _PART_OF.match(text[sp.end:]):
+        score += 5
     if re.search(rf"(?:{_UNIT}|{_CUR})", sp.text) is None and re.search(r"\d", sp.text):
-        dist += 20  # a bare figure is less often the asked amount than one with its unit
-    return dist
+        score -= 0.1  # a bare figure is less often the asked amount than one with its unit
+    if money and re.search(_CUR, sp.text):
+        score += 1  # "Was kostet …": an amount of money
+    return score
 
 
 def value_span(q: Question, text: str) -> Span | None:
@@ -255,4 +286,5 @@ def value_span(q: Question, text: str) -> Span | None:
         return None
     anchors = _anchors(text, q)
     earlier = bool(_EARLIER.search(q.text))
-    return min(found, key=lambda s: (_cost(s, text, anchors, earlier), s.start))
+    money = q.qtype == "number" and bool(_ASKS_MONEY.search(q.text))
+    return max(found, key=lambda s: (_score(s, text, anchors, earlier, money), -s.start))
