@@ -110,6 +110,18 @@ def test_a_sentence_leaning_on_the_one_before_is_quoted_after_it(answer):
                              "Er beträgt dann **2,15 EUR/m³** netto. [1]"]
 
 
+def test_the_value_is_the_chosen_sentences_not_its_contexts(answer):
+    """"Das Unternehmen …" starts a noun, not a reference: the sentence stands alone, and a
+    figure of a context sentence is never bold in its place."""
+    e = Evidence(1, document="Pressemitteilung", section="Über uns", score=0.9,
+                 text="Die Stadtwerke Birkenau GmbH versorgt rund 41.200 Haushalte mit Strom. "
+                      "Das Unternehmen beschäftigt 264 Mitarbeiterinnen und Mitarbeiter.")
+    a = answer("Wie viele Mitarbeiterinnen und Mitarbeiter beschäftigen die Stadtwerke?", e)
+    assert _sentences(a)[0] == ("Das Unternehmen beschäftigt **264 Mitarbeiterinnen** und "
+                                "Mitarbeiter. [1]")
+    assert _bold(a) == ["264 Mitarbeiterinnen"]
+
+
 def test_the_documents_own_bold_marks_are_dropped_so_only_the_value_is_bold(answer):
     e = Evidence(1, document="Readme", section="Limits", score=0.9,
                  text="The **hard** limit is 512 connections per node.")
@@ -137,6 +149,15 @@ def test_the_documents_own_bold_marks_are_dropped_so_only_the_value_is_bold(answ
     ("Wie hoch sind die jährlichen Mehrkosten brutto?", "Das bedeutet Mehrkosten von 26,96 EUR "
      "brutto pro Jahr, also rund 2,25 EUR im Monat.", "26,96 EUR"),
     ("How long are access logs kept?", "Access logs are kept for 90 days.", "90 days"),
+    ("Was kostet jeder weitere Meter Leitung?", "Der Hausanschluss kostet pauschal 2.400 EUR "
+     "für bis zu 15 Meter Leitung; jeder weitere Meter kostet 180 EUR.", "180 EUR"),
+    ("Wie hoch darf die Rücklauftemperatur aus der Hausanlage höchstens sein?", "Damit das Netz "
+     "wirtschaftlich arbeitet, darf die Rücklauftemperatur aus Ihrer Hausanlage 50 °C nicht "
+     "überschreiten.", "50 °C"),
+    ("Und wie hoch war er im Vorjahr?", "Der Jahresüberschuss beträgt 2,14 Millionen Euro; im "
+     "Vorjahr waren es 2,61 Millionen Euro.", "2,61 Millionen Euro"),
+    ("Was kostet das Parken?", "Parkbüro 0147 555 0101: Parken kostet £5.40 für bis zu 4 "
+     "Stunden.", "£5.40"),
     ("When did the committees decide?", "In March 2024 the committees decided to adjust the "
      "price.", "March 2024"),
 ])

@@ -8,8 +8,8 @@ after it when only that one has the asked value) is composed here:
 * **value first**: the sentence that holds the value the question asks for (an amount with
   its unit, a date, a duration, a count, a name: backend/answer/values.py) comes first, then
   its context sentence(s) in their order in the document. The source order is kept when that
-  sentence leans on the one before it ("Er beträgt …", "This is …", "Dabei …") or when no
-  quoted sentence holds the value;
+  sentence leans on the one before it ("Er beträgt …", "This is …", "Außerdem …") or when no
+  quoted sentence holds the value; the value is looked for in the chosen sentence first;
 * **the value in bold**: only that span, with its unit or currency ("**2,69 EUR je
   Kubikmeter** (netto)"); Markdown emphasis the document itself had is dropped from the
   quote, so every `**…**` of an extractive answer is the composer's (the chat page renders
@@ -17,8 +17,8 @@ after it when only that one has the asked value) is composed here:
 * **a vote line for a vote question**: "Wer hat gegen den Beschluss 2024/17 gestimmt?" is
   answered by the vote line below the decision ("Abstimmung: 5 Ja-Stimmen, **1 Gegenstimme**,
   0 Enthaltungen.") with the decision as its context;
-* **no dangling reference**: a quoted sentence that leans on the one before it is quoted
-  with that one;
+* **no dangling reference**: a quoted sentence whose subject is a pronoun for something the
+  sentence before it named ("Er beträgt …", "They are …") is quoted after that sentence;
 * every sentence keeps its citation `[n]`.
 
 Nothing is invented: the answer holds only the source's own sentences, reordered, with bold
@@ -33,13 +33,20 @@ from backend.answer.evidence.question import Question
 from backend.answer.values import Span, value_span
 from backend.llm.base import Evidence
 
-# a sentence that refers back to the one before it: it cannot lead the answer
-_LEANS_BACK = re.compile(
-    r"^(?:er|sie|es|dies\w*|das|dabei|dafür|damit|davon|dazu|darüber|daher|deshalb|deswegen|"
-    r"außerdem|zudem|ebenso|auch|hierfür|hierzu|hierbei|dort|danach|anschließend|somit|also|"
-    r"jedoch|allerdings|stattdessen|ohne|diese[rsmn]?|it|its|this|these|that|those|they|"
-    r"their|he|she|his|her|also|however|in\s+addition|additionally|furthermore|moreover|"
-    r"therefore|thus|then|there|here|otherwise|instead|without|such|both|each)\b", re.I)
+# a sentence whose subject is a pronoun for something the sentence before it named: quoted
+# with that sentence, after it ("Er beträgt …", "They are recorded …", "This is …"); the
+# ambiguous ones stay out ("Sie" is also the polite "you", "Es gingen …" has no referent,
+# "Das"/"Damit" also start a noun or a clause)
+_REFERS_BACK = re.compile(
+    r"^(?:er|ihm|ihn|dies|dabei|dafür|davon|dazu|darüber|darin|hierfür|hierzu|hierbei|it|its|"
+    r"they|their|them|he|she|his|her|(?:this|these|that|those|diese[rs]?)\s+(?:is|are|was|were|"
+    r"has|have|means|applies|apply|ist|sind|war|waren|gilt|gelten|bedeutet))\b",
+    re.I)
+# a sentence that continues the one before it: it does not lead the answer
+_CONTINUES = re.compile(r"^(?:außerdem|zudem|ebenso|ebenfalls|jedoch|allerdings|stattdessen|"
+                        r"deshalb|deswegen|daher|somit|anschließend|danach|also|however|"
+                        r"in\s+addition|additionally|furthermore|moreover|therefore|thus|"
+                        r"otherwise|instead|then)\b", re.I)
 _EMPHASIS = re.compile(r"\*\*")
 _VOTE_QUESTION = re.compile(r"\b(?:gestimmt|abgestimmt|stimmte\w*|gegenstimme\w*|dagegen|"
                             r"enthalt\w*|enthielt\w*|voted?|voting|abstain\w*|abstention\w*)\b",
@@ -87,8 +94,15 @@ def plain(text: str) -> str:
     return " ".join(unbold(text).split())
 
 
+def refers_back(text: str) -> bool:
+    """The sentence's subject stands for something named in the sentence before it."""
+    return bool(_REFERS_BACK.match(text.lstrip("„\"'(")))
+
+
 def leans_back(text: str) -> bool:
-    return bool(_LEANS_BACK.match(text.lstrip("„\"'(")))
+    """The sentence cannot open an answer: it refers back or continues the one before."""
+    t = text.lstrip("„\"'(")
+    return bool(_REFERS_BACK.match(t) or _CONTINUES.match(t))
 
 
 def vote_kind(q: Question) -> str | None:
@@ -125,11 +139,13 @@ def order(parts: list[Part]) -> list[Part]:
     return [parts[lead]] + parts[:lead] + parts[lead + 1:]
 
 
-def mark(q: Question, parts: list[Part]) -> None:
-    """Find the asked value in the first part that has one."""
-    for p in parts:
-        p.value = value_span(q, p.text)
-        if p.value is not None:
+def mark(q: Question, parts: list[Part], chosen: int) -> None:
+    """Find the asked value: in the chosen candidate's part first, then in the part after
+    it, then in the one before (a context sentence's figure is not the answer when the
+    chosen sentence has one of the asked type)."""
+    for i in [chosen] + list(range(chosen + 1, len(parts))) + list(range(chosen - 1, -1, -1)):
+        parts[i].value = value_span(q, parts[i].text)
+        if parts[i].value is not None:
             return
 
 
@@ -139,7 +155,7 @@ def compose_answer(q: Question, top: Candidate, previous: str = "",
     """The answer text: `top` (the chosen candidate) with its `previous` sentence and the
     `following` one when the answerer chose to quote them, composed value first with the
     asked value in bold; each sentence cited."""
-    if not previous and top.kind == "sentence" and top.previous and leans_back(top.text):
+    if not previous and top.kind == "sentence" and top.previous and refers_back(top.text):
         previous = top.previous  # "Er beträgt …" needs the sentence it refers to
     parts = [Part(plain(previous), top.n)] if previous else []
     parts.append(Part(plain(top.text), top.n))
@@ -150,5 +166,5 @@ def compose_answer(q: Question, top: Candidate, previous: str = "",
     if vote is not None and all(plain(vote.text) != p.text for p in parts):
         parts.append(Part(plain(vote.text), vote.n, _vote_span(plain(vote.text), kind)))
     if not any(p.value is not None for p in parts):
-        mark(q, parts)
+        mark(q, parts, 1 if previous else 0)
     return " ".join(p.render() for p in order(parts))

@@ -31,9 +31,9 @@ _UNIT = (r"(?:%|Prozent|percent|per\s+cent|EUR|Euros?|€|USD|GBP|CHF|kWh|MWh|GW
          r"Sekunde|seconds?|Minuten|minutes?|Stunden|hours?|Tagen|Tage|days?|Wochen|weeks?|"
          r"Monaten|Monate|months?|Jahren|Jahre|years?|°C|Grad|Zeichen|characters|Mbit/s|"
          r"Gbit/s|Punkte|points|Stück|Plätze|seats|Ja-Stimmen|Gegenstimmen?|Enthaltungen|"
-         r"Kubikmetern?|Quadratmetern?|Kilometern?|Metern?|Kilogramm|Tonnen|cubic\s+met(?:re|er)s?|"
-         r"square\s+met(?:re|er)s?|kilomet(?:re|er)s?|met(?:re|er)s?|tonnes?|NTU|J/m²|J/m2|"
-         r"Hz|dB|V|A|W|bar|mg/l|µg/l)")
+         r"Kubikmetern?|Quadratmetern?|Kilometern?|Metern?|Kilogramm|Tonnen|"
+         r"cubic\s+met(?:re|er)s?|square\s+met(?:re|er)s?|kilomet(?:re|er)s?|met(?:re|er)s?|"
+         r"tonnes?|NTU|J/m²|J/m2|Hz|dB|bar|mg/l|µg/l)")
 _FIGURE = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _WORDS = "|".join(_NUMBER_WORDS)
 _PER = rf"(?:\s?/\s?[\wäöü³²]+|\s(?:je|pro|per)\s(?:[A-ZÄÖÜ]?[\wäöüß³²]+))"
@@ -87,13 +87,14 @@ _TO = re.compile(r"(?:\bauf|\bto|\bnunmehr|\bnow)\s+$", re.I)
 _CHANGE = re.compile(r"\b(?:von|from)\s[^.;]{0,60}?\b(?:auf|to)\s", re.I)
 _PART_OF = re.compile(r"\s(?:of|von)\s(?:the\s|den\s|insgesamt\s)?(?:approximately\s|around\s|"
                       r"about\s|rund\s|ca\.\s|etwa\s)?\d", re.I)
-_TOTAL = re.compile(r"\b(?:(?:of|von)\s(?:the|den|insgesamt)|out\s+of)\s(?:approximately\s|around\s|"
-                    r"about\s|rund\s|ca\.\s|etwa\s|[a-zäöüß]+\s)?$", re.I)
+_TOTAL = re.compile(r"\b(?:(?:of|von)\s(?:the|den|insgesamt)|out\s+of)\s(?:approximately\s|"
+                    r"around\s|about\s|rund\s|ca\.\s|etwa\s|[a-zäöüß]+\s)?$", re.I)
 _ASKS_MONEY = re.compile(r"\b(?:kost\w*|preis\w*|\w*preis|gebühr\w*|miete|\w*miete|budget\w*|"
                          r"umsatz\w*|zuschuss|förder\w*|betr[äa]g\w*|price\w*|cost\w*|fee\w*|"
-                         r"charge\w*|rent|budget|revenue|grant|spend\w*|pay\w*|zahl\w*)\b", re.I)
-_NOT_A_VALUE_BEFORE = re.compile(r"(?:§|Abs\.|Art\.|Nr\.|No\.|Ziff\.|TOP|Anlage|Version|"
-                                 r"Release|v|Kapitel|Chapter|Section|Abschnitt)\s?$", re.I)
+                         r"charge\w*|rent|revenue|grant|spend\w*|pay\w*|zahlt\w*|zahlen|"
+                         r"bezahl\w*)\b", re.I)
+_NOT_A_VALUE_BEFORE = re.compile(r"(?:§|\b(?:Abs\.|Art\.|Nr\.|No\.|Ziff\.|TOP|Anlage|Version|"
+                                 r"Release|v|Kapitel|Chapter|Section|Abschnitt))\s?$", re.I)
 _WORD = re.compile(r"[\wäöüÄÖÜß]+(?:-[\wäöüÄÖÜß]+)*")
 
 
@@ -252,8 +253,7 @@ def _closeness(sp: Span, text: str, anchors: list[tuple[int, int]]) -> float:
     return total
 
 
-def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool,
-           money: bool = False) -> float:
+def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool) -> float:
     """Higher is better: closeness to the question's words, the side of a change the
     question asks for (new unless it asks for the earlier value), the part rather than the
     whole ("9,800 of the approximately 31,000"), a figure with its unit."""
@@ -272,8 +272,6 @@ def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool,
         score += 5
     if re.search(rf"(?:{_UNIT}|{_CUR})", sp.text) is None and re.search(r"\d", sp.text):
         score -= 0.1  # a bare figure is less often the asked amount than one with its unit
-    if money and re.search(_CUR, sp.text):
-        score += 1  # "Was kostet …": an amount of money
     return score
 
 
@@ -286,5 +284,6 @@ def value_span(q: Question, text: str) -> Span | None:
         return None
     anchors = _anchors(text, q)
     earlier = bool(_EARLIER.search(q.text))
-    money = q.qtype == "number" and bool(_ASKS_MONEY.search(q.text))
-    return max(found, key=lambda s: (_score(s, text, anchors, earlier, money), -s.start))
+    if q.qtype == "number" and _ASKS_MONEY.search(q.text):  # "Was kostet …": money, if any
+        found = [s for s in found if re.search(_CUR, s.text)] or found
+    return max(found, key=lambda s: (_score(s, text, anchors, earlier), -s.start))
