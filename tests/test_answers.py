@@ -4,6 +4,8 @@ the German-aware sentence splitter, the support check of generated answers, inve
 and uploads before crawled pages on ties."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from backend.security.access import Scope
@@ -35,11 +37,16 @@ def test_default_value_of_a_named_key_is_the_answer(answer_rs):
     msg = _ask(answer_rs, "What is the default value of gateway.max_connections?")
     assert "512" in msg.content and "retention_days" not in msg.content, msg.content
     assert _cited(msg) == {"lumen_handbuch.pdf"}
+    # composed value first (issue 23): the value bold, then the sentence naming the key
+    assert re.fullmatch(r"Der Standardwert beträgt \*\*512\*\*\. \[(\d)\] Der Schlüssel "
+                        r"gateway\.max_connections begrenzt [^\[]+ \[\1\]", msg.content), msg.content
+    assert not msg.citations["uncited_sentences"] and not msg.citations["invalid"]
 
 
 def test_retention_of_quarter_hourly_readings_is_the_table_row(answer_rs):
     msg = _ask(answer_rs, "Wie lange werden viertelstündliche Messwerte aufbewahrt?")
     assert "3 Jahre" in msg.content and "gateway" not in msg.content.lower(), msg.content
+    assert "Löschfrist: **3 Jahre** nach Erhebung" in msg.content  # the value bold
     assert _cited(msg) == {"datenschutzrichtlinie.docx"}
 
 

@@ -36,7 +36,7 @@ _UNIT = (r"(?:%|Prozent|percent|per\s+cent|EUR|Euros?|€|USD|GBP|CHF|kWh|MWh|GW
          r"tonnes?|NTU|J/m²|J/m2|Hz|dB|bar|mg/l|µg/l)")
 _FIGURE = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _WORDS = "|".join(_NUMBER_WORDS)
-_PER = rf"(?:\s?/\s?[\wäöü³²]+|\s(?:je|pro|per)\s(?:[A-ZÄÖÜ]?[\wäöüß³²]+))"
+_PER = rf"(?:\s?/\s?[^\W\d_][\wäöü³²]*|\s(?:je|pro|per)\s(?:[A-ZÄÖÜ]?[\wäöüß³²]+))"
 _AMOUNT = re.compile(
     rf"(?<![\w./-])(?:{_CUR}\s?)?(?:{_FIGURE})(?:\s?{_SCALE})?(?:\s?{_UNIT}(?![\w/]))?"
     rf"(?:\s?{_CUR}(?!\w))?(?:{_PER})?", re.I)
@@ -87,6 +87,7 @@ _TO = re.compile(r"(?:\bauf|\bto|\bnunmehr|\bnow)\s+$", re.I)
 _CHANGE = re.compile(r"\b(?:von|from)\s[^.;]{0,60}?\b(?:auf|to)\s", re.I)
 _PART_OF = re.compile(r"\s(?:of|von)\s(?:the\s|den\s|insgesamt\s)?(?:approximately\s|around\s|"
                       r"about\s|rund\s|ca\.\s|etwa\s)?\d", re.I)
+_PART_AFTER = re.compile(r"\s(?:davon|thereof|of\s+(?:them|these|which))\b", re.I)
 _TOTAL = re.compile(r"\b(?:(?:of|von)\s(?:the|den|insgesamt)|out\s+of)\s(?:approximately\s|"
                     r"around\s|about\s|rund\s|ca\.\s|etwa\s|[a-zäöüß]+\s)?$", re.I)
 _ASKS_MONEY = re.compile(r"\b(?:kost\w*|preis\w*|\w*preis|gebühr\w*|miete|\w*miete|budget\w*|"
@@ -268,8 +269,9 @@ def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool) -
             score += -10 if earlier else 10
     if _TOTAL.search(before):
         score -= 5  # "Von den geplanten 38,6 km …", "of the approximately 31,000 …"
-    elif re.search(r"\d" + _PART_OF.pattern, text, re.I) and _PART_OF.match(text[sp.end:]):
-        score += 5
+    elif _PART_AFTER.match(text[sp.end:]) or (
+            re.search(r"\d" + _PART_OF.pattern, text, re.I) and _PART_OF.match(text[sp.end:])):
+        score += 5  # "… 9,800 of the 31,000 …", "412 gebaut und 286 davon aktiviert"
     if re.search(rf"(?:{_UNIT}|{_CUR})", sp.text) is None and re.search(r"\d", sp.text):
         score -= 0.1  # a bare figure is less often the asked amount than one with its unit
     return score
