@@ -101,7 +101,8 @@ def test_who_voted_against_is_answered_by_the_vote_line_then_the_decision(answer
     assert second.startswith("Beschluss 2024/17: Der Werkausschuss empfiehlt")
 
 
-def test_a_sentence_leaning_on_the_one_before_is_quoted_after_it(answer):
+def test_a_sentence_leaning_on_the_one_before_does_not_lead(answer):
+    """"Er beträgt …" after its context sentence, though it holds the value."""
     e = Evidence(1, document="Preisblatt", section="Wasserpreise", score=0.9,
                  text="Die Preise für Trinkwasser werden zum 1. Januar 2025 angepasst. Er "
                       "beträgt dann 2,15 EUR/m³ netto.")

@@ -17,8 +17,6 @@ after it when only that one has the asked value) is composed here:
 * **a vote line for a vote question**: "Wer hat gegen den Beschluss 2024/17 gestimmt?" is
   answered by the vote line below the decision ("Abstimmung: 5 Ja-Stimmen, **1 Gegenstimme**,
   0 Enthaltungen.") with the decision as its context;
-* **no dangling reference**: a quoted sentence whose subject is a pronoun for something the
-  sentence before it named ("Er beträgt …", "They are …") is quoted after that sentence;
 * every sentence keeps its citation `[n]`.
 
 Nothing is invented: the answer holds only the source's own sentences, reordered, with bold
@@ -33,8 +31,8 @@ from backend.answer.evidence.question import Question
 from backend.answer.values import Span, value_span
 from backend.llm.base import Evidence
 
-# a sentence whose subject is a pronoun for something the sentence before it named: quoted
-# with that sentence, after it ("Er beträgt …", "They are recorded …", "This is …"); the
+# a sentence whose subject is a pronoun for something the sentence before it named ("Er
+# beträgt …", "They are recorded …", "This is …"): it does not lead the answer; the
 # ambiguous ones stay out ("Sie" is also the polite "you", "Es gingen …" has no referent,
 # "Das"/"Damit" also start a noun or a clause)
 _REFERS_BACK = re.compile(
@@ -155,8 +153,6 @@ def compose_answer(q: Question, top: Candidate, previous: str = "",
     """The answer text: `top` (the chosen candidate) with its `previous` sentence and the
     `following` one when the answerer chose to quote them, composed value first with the
     asked value in bold; each sentence cited."""
-    if not previous and top.kind == "sentence" and top.previous and refers_back(top.text):
-        previous = top.previous  # "Er beträgt …" needs the sentence it refers to
     parts = [Part(plain(previous), top.n)] if previous else []
     parts.append(Part(plain(top.text), top.n))
     if following is not None:
