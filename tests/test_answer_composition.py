@@ -159,6 +159,8 @@ def test_the_documents_own_bold_marks_are_dropped_so_only_the_value_is_bold(answ
      "Vorjahr waren es 2,61 Millionen Euro.", "2,61 Millionen Euro"),
     ("Und wie viele Hausanschlüsse sind davon schon aktiviert?", "Bisher wurden 412 "
      "Hausanschlüsse gebaut und 286 davon aktiviert.", "286"),
+    ("Wie viele Hausanschlüsse wurden bisher gebaut? Und wie viele davon sind aktiviert?",
+     "Bisher wurden 412 Hausanschlüsse gebaut und 286 davon aktiviert.", "286"),
     ("Um wie viel Prozent steigen die Mieten?", "DECISION 2025/15: The Board approved a rent "
      "increase of 2.7 % from 1 July 2025.", "2.7 %"),
     ("Was kostet das Parken?", "Parkbüro 0147 555 0101: Parken kostet £5.40 für bis zu 4 "

@@ -75,12 +75,15 @@ _NOT_NAME = {w.casefold() for w in (
     "Herr Frau Mr Mrs Ms Dr Prof").split()}
 _NOUN_END = ("ung", "heit", "keit", "schaft", "tion", "tät", "nis", "ment", "ness", "ity",
              "ismus", "ium", "ei", "ik", "ssion")
-_EARLIER = re.compile(r"\b(?:vorher|zuvor|bisher|bislang|früher|ehemal\w*|alte[nrs]?|"
+# the question asks for the earlier value ("bisher" in a question is "so far", not "before")
+_EARLIER = re.compile(r"\b(?:vorher|zuvor|früher|ehemal\w*|alte[nrs]?|"
                       r"vorig\w*|im\s+vorjahr|previous\w*|before|earlier|formerly|old|"
                       r"prior|last\s+year)\b", re.I)
 _FROM = re.compile(r"(?:\bvon|\bfrom)\s+(?:\S+\s+)?$", re.I)
-# an earlier value's cue shortly before it ("bisher 1,98 EUR", "dem bisherigen Wert von …")
-_OLD = re.compile(r"\b(?:bisher\w*|vorher\w*|zuvor|früher\w*|vorjahr\w*|previous\w*|formerly|"
+# an earlier value's cue shortly before it ("bisher 1,98 EUR", "dem bisherigen Wert von …";
+# not "Bisher wurden 412 gebaut": so far)
+_OLD = re.compile(r"\b(?:bisherig\w*|bisher(?=\s+(?:$|(?:EUR|€|rund|ca\.|etwa|lag|waren|"
+                  r"war|galt|betrug)\b))|vorher\w*|zuvor|früher\w*|vorjahr\w*|previous\w*|formerly|"
                   r"prior\s+year|the\s+year\s+before|last\s+year|up\s+from|down\s+from)\b"
                   r"[^.;,()]{0,25}$", re.I)
 _TO = re.compile(r"(?:\bauf|\bto|\bnunmehr|\bnow)\s+$", re.I)
