@@ -101,6 +101,13 @@ def test_who_voted_against_is_answered_by_the_vote_line_then_the_decision(answer
     assert second.startswith("Beschluss 2024/17: Der Werkausschuss empfiehlt")
 
 
+def test_a_vote_line_chosen_itself_shows_the_asked_count_bold(answer):
+    e = Evidence(1, document="Minutes", section="Item 4", score=0.9,
+                 text="Vote on decision 2025/15: 5 in favour, 2 against, 1 abstention.")
+    a = answer("How many trustees voted against decision 2025/15?", e)
+    assert _bold(a) == ["2 against"], a
+
+
 def test_a_sentence_leaning_on_the_one_before_does_not_lead(answer):
     """"Er beträgt …" after its context sentence, though it holds the value."""
     e = Evidence(1, document="Preisblatt", section="Wasserpreise", score=0.9,

@@ -160,7 +160,10 @@ def compose_answer(q: Question, top: Candidate, previous: str = "",
     kind = vote_kind(q)
     vote = vote_line(top, evidence or []) if kind else None
     if vote is not None and all(plain(vote.text) != p.text for p in parts):
-        parts.append(Part(plain(vote.text), vote.n, _vote_span(plain(vote.text), kind)))
+        parts.append(Part(plain(vote.text), vote.n))
+    for p in parts if kind else []:  # of a vote line, the count asked for
+        if _VOTE_LINE.search(p.text):
+            p.value = _vote_span(p.text, kind)
     if not any(p.value is not None for p in parts):
         mark(q, parts, 1 if previous else 0)
     return " ".join(p.render() for p in order(parts))
