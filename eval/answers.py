@@ -6,10 +6,10 @@ Metrics (per question in `QuestionResult.metrics`, aggregated in `AnswerReport.m
 
 * `accuracy` — answerable questions answered (not abstained) with an acceptable answer string
   in the text: case-insensitive, whitespace- and quote-normalised, on word boundaries, citation
-  marks removed (`contains_answer`); also per question language (`accuracy_de`, `accuracy_en`)
-  and for questions asked in the language of a supporting document (`accuracy_same_language`)
-  or only in the other one (`accuracy_cross_language`: an English question about a German
-  document);
+  marks and bold marks (`**`) removed (`contains_answer`); also per question language
+  (`accuracy_de`, `accuracy_en`) and for questions asked in the language of a supporting
+  document (`accuracy_same_language`) or only in the other one (`accuracy_cross_language`: an
+  English question about a German document);
 * `exact` — the answer without citations equals an acceptable answer string (SQuAD-style
   exact match; only short generated answers can reach it, an extractive quote never does);
 * `citation_precision` — of all citations `[n]` in the answers to answerable questions, the
@@ -39,6 +39,7 @@ from eval.goldenset import GoldensetError
 
 INVENTORY_MIN_PRECISION = 0.75
 _CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
+_EMPHASIS = re.compile(r"\*\*")
 _QUOTES = str.maketrans({"„": '"', "“": '"', "”": '"', "‚": "'", "‘": "'", "’": "'",
                          "–": "-", "—": "-", "\u00a0": " "})
 _ABSTAIN = re.compile(
@@ -56,7 +57,9 @@ def _norm(text: str) -> str:
 
 
 def strip_citations(text: str) -> str:
-    return _CITE.sub("", text)
+    """The answer as a reader reads it: without citation marks and without the Markdown
+    bold marks around the value (the extractive answer's "**2,69 EUR**" reads "2,69 EUR")."""
+    return _EMPHASIS.sub("", _CITE.sub("", text))
 
 
 def squash(text: str) -> str:

@@ -25,7 +25,13 @@ from backend.errors import NotFound, RagscopeError
 from backend.llm import LABELS, PROVIDERS, default_model
 from backend.retrieval import POLICIES
 from backend.security.access import NO_ACCESS
-from backend.security.safe_markdown import answer_markdown, md_link, md_text, renders_markdown
+from backend.security.safe_markdown import (
+    answer_markdown,
+    md_link,
+    md_text,
+    renders_bold,
+    renders_markdown,
+)
 from backend.ui.confidence import confidence_caption, related_passages
 from backend.ui.citations import (
     cited_markdown,
@@ -101,10 +107,11 @@ def _text_md(text: str) -> str:
     return md_text(text)
 
 
-def _answer_md(text: str, rich: bool) -> str:
+def _answer_md(text: str, rich: bool, bold: bool = False) -> str:
     """Model/document text: no clickable links, remote images, autolinks or HTML (shown as
-    text); a model's Markdown formatting is kept when `rich` (backend/security/safe_markdown.py)."""
-    return answer_markdown(text, rich=rich)
+    text); a model's Markdown formatting is kept when `rich`, the extractive answer's bold
+    value when `bold` (backend/security/safe_markdown.py)."""
+    return answer_markdown(text, rich=rich, bold=bold)
 
 
 def _cost(label: str, usd: float | None) -> str:
@@ -181,8 +188,10 @@ def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> 
         st.warning(md_escape(m.notice), icon=":material/info:")
     if m.fallback:
         st.caption(":orange-badge[extractive fallback]")
-    rich = renders_markdown(m.provider, (m.format_check or {}).get("profile"))
-    st.markdown(cited_markdown(m.content, rich, m.sources))
+    profile = (m.format_check or {}).get("profile")
+    rich = renders_markdown(m.provider, profile)
+    st.markdown(cited_markdown(m.content, rich, m.sources,
+                               bold=renders_bold(m.provider, profile)))
     _citations(m, question)
     c = m.citations or {}
     _confidence(c)
@@ -296,6 +305,7 @@ def _ask(sess: SessionInfo, question: str) -> None:
     with st.chat_message("assistant"):
         status, body, text = st.empty(), st.empty(), ""
         rich = renders_markdown(sess.settings.provider, sess.settings.answer_profile)
+        bold = renders_bold(sess.settings.provider, sess.settings.answer_profile)
         shown_at = 0.0
         try:
             for ev in svc.ask_stream(sess.uuid, question, scope=scope, user=owner):
@@ -305,10 +315,11 @@ def _ask(sess: SessionInfo, question: str) -> None:
                 elif isinstance(ev, Delta):
                     text += ev.text
                     if time.monotonic() - shown_at >= STREAM_RENDER_S:
-                        body.markdown(_answer_md(text, rich) + "▌")
+                        body.markdown(_answer_md(text, rich, bold) + "▌")
                         shown_at = time.monotonic()
                 elif isinstance(ev, Fallback):
                     text, rich = "", False  # the extractive answer follows
+                    bold = renders_bold("extractive", sess.settings.answer_profile)
                     body.warning(md_escape(ev.notice))
                 elif isinstance(ev, Answered):
                     st.rerun()  # show it from the store, with sources and figures

@@ -11,7 +11,7 @@ message, the chat and the sources (docs/chatbots.md "Embedding")."""
 import streamlit as st
 
 from backend.errors import NotFound, RagscopeError
-from backend.security.safe_markdown import md_link
+from backend.security.safe_markdown import answer_markdown, md_link
 from backend.ui import state as K
 from backend.ui.citations import linkable, source_heading, source_passage_markdown
 from backend.ui.confidence import confidence_caption, related_passages
@@ -103,7 +103,8 @@ history = bots.conversation(actor, slug, uuid, published_only=True) if uuid else
 rated = ratings([m.id for m in history if m.role == "assistant"])
 for m in history:
     with st.chat_message(m.role):
-        st.markdown(md_escape(m.content))
+        st.markdown(answer_markdown(m.content, rich=False, bold=True) if m.role == "assistant"
+                    else md_escape(m.content))
         if m.role == "assistant":
             _cited(m.sources, m.id)
             _confidence(m.citations)
@@ -119,7 +120,7 @@ if question:
     else:
         sessions[slug] = ans.session
         with st.chat_message("assistant"):
-            st.markdown(md_escape(ans.text))
+            st.markdown(answer_markdown(ans.text, rich=False, bold=True))
             if not ans.fallback_used:
                 _cited(ans.sources, ans.message_id)
             _confidence(ans.citations)

@@ -4,6 +4,8 @@ the German-aware sentence splitter, the support check of generated answers, inve
 and uploads before crawled pages on ties."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from backend.security.access import Scope
@@ -35,11 +37,16 @@ def test_default_value_of_a_named_key_is_the_answer(answer_rs):
     msg = _ask(answer_rs, "What is the default value of gateway.max_connections?")
     assert "512" in msg.content and "retention_days" not in msg.content, msg.content
     assert _cited(msg) == {"lumen_handbuch.pdf"}
+    # composed value first (issue 23): the value bold, then the sentence naming the key
+    assert re.fullmatch(r"Der Standardwert beträgt \*\*512\*\*\. \[(\d)\] Der Schlüssel "
+                        r"gateway\.max_connections begrenzt [^\[]+ \[\1\]", msg.content), msg.content
+    assert not msg.citations["uncited_sentences"] and not msg.citations["invalid"]
 
 
 def test_retention_of_quarter_hourly_readings_is_the_table_row(answer_rs):
     msg = _ask(answer_rs, "Wie lange werden viertelstündliche Messwerte aufbewahrt?")
     assert "3 Jahre" in msg.content and "gateway" not in msg.content.lower(), msg.content
+    assert "Löschfrist: **3 Jahre** nach Erhebung" in msg.content  # the value bold
     assert _cited(msg) == {"datenschutzrichtlinie.docx"}
 
 
@@ -163,15 +170,15 @@ _RETENTION = [
 
 @pytest.mark.parametrize("question,evidence,expected", [
     ("Auf welchen Wert wurde gateway.max_connections beim Vorfall INC-2024-031 erhöht?",
-     _INCIDENT, "1024 on both nodes. [2]"),
+     _INCIDENT, "raised from 256 to **1024** on both nodes. [2]"),
     ("Wie lange werden viertelstündliche Messwerte aufbewahrt?", _RETENTION,
-     "3 Jahre nach Erhebung. [2]"),
+     "Löschfrist: **3 Jahre** nach Erhebung. [2]"),
 ])
 def test_the_asked_value_beats_a_better_ranked_sentence_that_only_repeats_the_question(
         question, evidence, expected):
     """A date ("8 March 2024") is no answer to "Auf welchen Wert …", and a definition that
     repeats the question's words but has no duration none to "Wie lange …", even from the
-    best-ranked source."""
+    best-ranked source. The value is bold (of a change "from 256 to 1024" the new one)."""
     from backend.answer.extractive import answer_text
 
     assert answer_text(question, evidence).endswith(expected)

@@ -285,6 +285,23 @@ def test_document_links_images_and_urls_in_an_extractive_answer_stay_text(
     assert len(quoted) >= 5, quoted  # the answers quote the hostile sentences
 
 
+def test_an_extractive_answer_shows_the_asked_value_bold(monkeypatch, data, service):
+    """Issue 23, item 7: the value is bold on the page (and only it), the rest is text."""
+    from tests.streamlit_markdown import hazards, rendered_text, token_types
+
+    at = page(monkeypatch, data, "chat")
+    at.chat_input(key="chat.input").set_value(
+        "What is the default value of storage.retention_days?").run()
+    assert not at.exception, [e.value for e in at.exception]
+    uuid = at.query_params["session"]
+    answer = service.messages(uuid[0] if isinstance(uuid, list) else uuid, scope=EVERYTHING)[1]
+    assert answer.provider == "extractive" and "from 14 to **7 days**" in answer.content
+    el = _answer_element(at, "The default value of")
+    assert "strong_open" in token_types(el.value), el.value
+    assert hazards(el.value, citation_links=True) == [], el.value
+    assert "from 14 to 7 days" in rendered_text(el.value)
+
+
 def test_a_model_answer_keeps_its_markdown_but_not_document_links(monkeypatch, data, service):
     from tests.streamlit_markdown import hazards, token_types
     from tests.test_chat import FakeProvider

@@ -20,6 +20,7 @@ from backend.answer.evidence.scoring import (
     assess,
 )
 from backend.answer.evidence.crosslingual import CrossLingual
+from backend.answer.extractive_text import compose_answer
 from backend.answer.evidence.sentences import split_sentences  # noqa: F401  (re-exported)
 from backend.llm.base import (
     Evidence,
@@ -73,17 +74,16 @@ def _following(a: Assessment) -> Scored | None:
     return None
 
 
-def compose(a: Assessment) -> str:
-    """The answer text for an assessment (the "nothing found" message when abstaining)."""
+def compose(a: Assessment, evidence: list[Evidence] | None = None) -> str:
+    """The answer text for an assessment (the "nothing found" message when abstaining),
+    composed value first with the asked value in bold (backend/answer/extractive_text.py)."""
     if a.abstain or a.top is None:
         return nothing_found(a.question.language)
     top = a.top.candidate
-    parts = [f"{top.previous} [{top.n}]"] if _previous_helps(a) else []
-    parts.append(f"{top.text} [{top.n}]")
     nxt = _following(a)
-    if nxt is not None:
-        parts.append(f"{nxt.candidate.text} [{nxt.candidate.n}]")
-    return " ".join(parts)
+    return compose_answer(a.question, top, top.previous if _previous_helps(a) else "",
+                          nxt.candidate if nxt is not None else None,
+                          evidence or [])
 
 
 def answer_text(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
@@ -93,7 +93,7 @@ def answer_text(question: str, evidence: list[Evidence], encoder: Encoder | None
         from backend.ingest.language import detect_language
 
         return NO_SOURCES[message_language(question, detect_language(question))]
-    return compose(assess(question, evidence, encoder, weights, known, cross))
+    return compose(assess(question, evidence, encoder, weights, known, cross), evidence)
 
 
 class ExtractiveProvider:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from backend.answer.extractive_text import unbold
 from backend.chat.followup import Rewrite, Turn, rewrite, words
 
 CONTEXT_LINES = {"regular": "chat_context_lines", "full": "chat_full_context_lines"}
@@ -57,7 +58,8 @@ def _turn(question: str, m) -> Turn:
     docs = tuple(dict.fromkeys(int(x["document_id"]) for x in ranked
                                if x.get("document_id") is not None and not x.get("deleted")))
     rw = m.rewrite or {}
-    return Turn(question, m.content or "", rw.get("query", "") if rw.get("followup") else "",
+    return Turn(question, unbold(m.content or ""),  # the bold marks read as the value alone
+                rw.get("query", "") if rw.get("followup") else "",
                 docs, bool((m.citations or {}).get("abstained")))
 
 

@@ -22,7 +22,10 @@ invisible character. Checked against Streamlit's own frontend in tests/test_brow
 `answer_markdown` renders a chat answer: an answer quoting documents (the extractive provider)
 or meant as plain text is escaped whole; a model's Markdown answer keeps its formatting
 (emphasis, lists, headings, tables, code) while every link, image, autolink and HTML in it is
-shown as text, and all of its text is escaped like `md_escape`."""
+shown as text, and all of its text is escaped like `md_escape`. The extractive answer's bold
+value (`**2,69 EUR**`, backend/answer/extractive_text.py, which drops the document's own
+`**` from its quotes) is shown bold with `bold=True`: only whole `**…**` pairs become bold,
+their inside stays escaped."""
 from __future__ import annotations
 
 import functools
@@ -86,12 +89,25 @@ def renders_markdown(provider: str | None, profile: str | None) -> bool:
     return provider not in ("extractive", "analysis") and not is_plain(profile or "markdown")
 
 
-def answer_markdown(text: str, *, rich: bool) -> str:
+def renders_bold(provider: str | None, profile: str | None) -> bool:
+    """Whether an escaped answer keeps its bold value: the extractive answer's (a plain-text
+    profile has dropped the marks already)."""
+    from backend.chat.format_check import is_plain
+
+    return provider == "extractive" and not is_plain(profile or "markdown")
+
+
+_ESCAPED_BOLD = re.compile(r"\\\*\\\*((?:(?!\\\*\\\*)\S)(?:(?!\\\*\\\*).)*?(?<=\S))\\\*\\\*")
+
+
+def answer_markdown(text: str, *, rich: bool, bold: bool = False) -> str:
     """A chat answer as safe Markdown. `rich=False`: the whole answer as text (line breaks
-    kept; citation markers like [1] read the same). `rich=True`: the model's own Markdown
-    structure is kept, every link, image, autolink and piece of HTML becomes text."""
+    kept; citation markers like [1] read the same), with `bold` its `**…**` pairs bold.
+    `rich=True`: the model's own Markdown structure is kept, every link, image, autolink and
+    piece of HTML becomes text."""
     if not rich:
-        return md_text(text)
+        md = md_text(text)
+        return _ESCAPED_BOLD.sub(r"**\1**", md) if bold else md
     try:
         return _sanitiser().render(text).rstrip("\n")
     except Exception:  # noqa: BLE001  a parser/renderer bug must not show the raw answer

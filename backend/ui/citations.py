@@ -57,10 +57,11 @@ def linkable(src: dict) -> bool:
     return bool(src.get("document_id")) and not src.get("deleted") and not src.get("hidden")
 
 
-def cited_markdown(text: str, rich: bool, sources: list[dict]) -> str:
-    """The answer as `answer_markdown` renders it, each `[n]` of a readable source a link
-    to the cited place in the document (its quote as the hover title)."""
-    md = answer_markdown(text, rich=rich)
+def cited_markdown(text: str, rich: bool, sources: list[dict], *, bold: bool = False) -> str:
+    """The answer as `answer_markdown` renders it (`bold`: the extractive answer's bold
+    value kept), each `[n]` of a readable source a link to the cited place in the document
+    (its quote as the hover title)."""
+    md = answer_markdown(text, rich=rich, bold=bold)
     by_n = {int(s["n"]): s for s in sources if linkable(s)}
 
     def link(m: re.Match) -> str:
