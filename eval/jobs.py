@@ -1,7 +1,7 @@
 """An evaluation run from the dashboard as a background job (backend/services/background.py):
-the page returns at once, the job records "n of m steps" (queries embedded, then retrieved per configuration), and its result
-names the stored runs and their batch, which the page lands on. `python -m eval run` keeps
-running in the foreground (eval/cli.py)."""
+the page returns at once, the job records "n of m steps" (queries embedded, then retrieved
+per configuration), and its result names the stored runs and their batch, which the page
+lands on. `python -m eval run` keeps running in the foreground (eval/cli.py)."""
 from __future__ import annotations
 
 from backend.retrieval import TraceOwner
@@ -40,7 +40,8 @@ def start_eval(rs, gs: Goldenset, config_names: list[str], *, scope: Scope, by: 
             on_progress=lambda done, total, what: task.progress(done, total, what))
         batch = get_run(rs, ids[0], scope=scope).info.batch if ids else None
         return {"goldenset": gs.name, "run_ids": ids, "batch": batch,
-                "summary": f"{len(ids)} runs of goldenset {gs.name} stored.",
+                "summary": f"{len(ids)} run{'' if len(ids) == 1 else 's'} of goldenset "
+                           f"{gs.name} stored.",
                 "notes": list(report.notes),
                 "warnings": list(report.warnings[:MAX_LISTED]),
                 "warnings_total": len(report.warnings)}

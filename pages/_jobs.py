@@ -4,14 +4,29 @@ page stays usable; the page that watched it run lands on its result once it has 
 A reload or a second tab finds the running job in the store and follows it (no second run)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from backend.services import background
 from backend.services.background import JobView
 from backend.ui import state as K
-from pages._common import get_rs, md_escape
+from pages._common import get_rs, md_escape, show_errors
 
 POLL_S = 1.0  # one job-row read per second per open page; the progress moves at most this late
+
+
+def start(kind: str, begin: Callable[[], int], then: Callable[[], None] | None = None) -> None:
+    """Start a job (`begin` returns its id; a refusal, e.g. JobRunning naming the job that
+    runs, is shown as an error) and follow it from the next run on, also when it finishes
+    before that run. `then`: what the page does once it has started."""
+    job_id = show_errors(begin)
+    if job_id is None:
+        return
+    st.session_state[f"{K.JOBS_WATCH}.{background.view(get_rs().store, job_id).kind}"] = job_id
+    if then is not None:
+        then()
+    st.rerun()
 
 
 def follow(job: JobView | None) -> JobView | None:

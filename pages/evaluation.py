@@ -18,6 +18,7 @@ from eval.judge import LLM_PROVIDERS
 from eval.runner import DEFAULT_METRICS
 from eval.store import get_goldenset, get_run, list_goldensets
 from pages._jobs import follow, show_outcome
+from pages._jobs import start as start_job
 from backend.security.safe_markdown import md_link
 from pages._common import (
     current_scope,
@@ -108,11 +109,9 @@ with run_tab:
     if not can_edit:
         st.caption("Running evaluations needs the editor role.")
     if go_run and can_edit:
-        started = show_errors(lambda: eval_jobs.start_eval(
+        start_job(lambda: eval_jobs.start_eval(
             rs, gs, chosen, scope=scope, by=user.username, metrics=metrics or None,
             traces=traces, judge=None if judge == "none" else judge, label=label))
-        if started is not None:
-            st.rerun()
     last = st.session_state[E.EVAL_LAST]
     if last:
         for n in last["notes"]:

@@ -145,13 +145,15 @@ def view(store, job_id: int) -> JobView:
     return v
 
 
-def latest(store, kind: str, key: str = "") -> JobView | None:
-    """The newest dashboard job of `kind` for `key` (running or finished), or None."""
+def latest(store, kind: str, key: str | None = "", *, by: str | None = None) -> JobView | None:
+    """The newest dashboard job of `kind` for `key` (None: any key), started `by` someone
+    (None: anyone), running or finished; None if there is none."""
     with store.session() as s:
         for job in s.scalars(select(Job).where(Job.kind == kind).order_by(Job.id.desc())
-                             .limit(50)):
+                             .limit(200)):
             p = job.params or {}
-            if p.get("runner") == RUNNER and p.get("key", "") == key:
+            if p.get("runner") == RUNNER and (key is None or p.get("key", "") == key) \
+                    and (by is None or p.get("by") == by):
                 return view(store, job.id)
     return None
 

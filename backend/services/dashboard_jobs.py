@@ -53,6 +53,44 @@ def start_reclassify(rs: Ragscope, actor: Actor | None, *, dry_run: bool = False
                             params={"dry_run": dry_run})
 
 
+# Uploads above either limit run in the background (docs/dashboard.md, "Background jobs"):
+# see docs/benchmarks.md for the ingest times these are chosen from.
+BACKGROUND_UPLOAD_FILES = 5
+BACKGROUND_UPLOAD_BYTES = 4 * 1024 * 1024
+
+
+def upload_in_background(files: Sequence[tuple[str, bytes]]) -> bool:
+    """A large batch (more than BACKGROUND_UPLOAD_FILES files or BACKGROUND_UPLOAD_BYTES
+    in all) runs as a job; a small one in the page, which shows each file as it lands."""
+    return len(files) > BACKGROUND_UPLOAD_FILES or \
+        sum(len(d) for _, d in files) > BACKGROUND_UPLOAD_BYTES
+
+
+def latest_upload(rs: Ragscope, username: str) -> background.JobView | None:
+    """The newest background upload this user started (into any collection)."""
+    return background.latest(rs.store, UPLOAD, None, by=username)
+
+
+def upload_rows(job: background.JobView) -> list[dict]:
+    """One row per file of a finished upload job, as the upload page lists them."""
+    warns = job.result.get("warnings") or {}
+    from backend.security.display import safe_text
+
+    return [{"file": safe_text(o.get("filename") or ""), "status": o.get("status"),
+             "document": o.get("document_id"), "chunks": o.get("chunks"),
+             "error": safe_text(o.get("error") or ""),
+             "warnings": safe_text("; ".join(warns.get(o.get("filename"), [])))}
+            for o in job.result.get("outcomes") or []]
+
+
+def upload_message(job: background.JobView) -> str:
+    """"n of m files ingested[, k failed]." for a finished upload job."""
+    outcomes = job.result.get("outcomes") or []
+    failed = sum(o.get("status") in ("failed", "refused") for o in outcomes)
+    return (f"{len(outcomes) - failed} of {len(outcomes)} files ingested"
+            + (f", {failed} failed." if failed else "."))
+
+
 def upload_key(rs: Ragscope, collection: str | None) -> str:
     """One upload at a time per target collection."""
     return (collection or "").strip() or rs.settings.default_collection
@@ -84,3 +122,9 @@ def start_upload(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Actor 
                             key=upload_key(rs, collection), by=actor.username, unit="files",
                             cancel="flag", total=len(files), wait=wait,
                             params={"files": names[:200]})
+
+
+def latest(rs: Ragscope, kind: str, key: str = "") -> background.JobView | None:
+    """The newest job of `kind` (REINDEX, RECLASSIFY, UPLOAD with its collection) that the
+    page follows or lands on."""
+    return background.latest(rs.store, kind, key)
