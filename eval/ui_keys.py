@@ -37,6 +37,7 @@ EVAL_MARK_ADD = "evaluation.mark_add"
 EVAL_SAVE = "evaluation.save"
 EVAL_DELETE = "evaluation.delete"
 EVAL_FLASH = "evaluation.flash"
+EVAL_TAB = "evaluation.tab"  # the selected tab (set to "Results" when a run lands)
 
 DEFAULTS: dict[str, Any] = {
     EVAL_CONFIGS: ["hybrid", "semantic_only", "lexical_only"],

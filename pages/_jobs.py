@@ -16,7 +16,7 @@ from pages._common import get_rs, md_escape, show_errors
 POLL_S = 1.0  # one job-row read per second per open page; the progress moves at most this late
 
 
-def start(kind: str, begin: Callable[[], int], then: Callable[[], None] | None = None) -> None:
+def start(begin: Callable[[], int], then: Callable[[], None] | None = None) -> None:
     """Start a job (`begin` returns its id; a refusal, e.g. JobRunning naming the job that
     runs, is shown as an error) and follow it from the next run on, also when it finishes
     before that run. `then`: what the page does once it has started."""

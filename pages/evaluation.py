@@ -47,6 +47,7 @@ if st.session_state[E.EVAL_FLASH]:
 landed = follow(eval_jobs.latest(rs))
 land_on_results = landed is not None and show_outcome(landed, landed.result.get("summary", ""))
 if land_on_results:
+    st.session_state[E.EVAL_TAB] = "Results"
     st.session_state[E.EVAL_GOLDENSET] = landed.result.get("goldenset")
     st.session_state[E.EVAL_BATCH] = landed.result.get("batch")
     st.session_state[E.EVAL_LAST] = {"warnings": landed.result.get("warnings", []),
@@ -82,8 +83,8 @@ gs = get_goldenset(rs, name, scope=scope)
 configs = load_configs()
 
 run_tab, res_tab, hist_tab, cmp_tab, edit_tab = st.tabs(
-    ["Run", "Results", "History", "Compare runs", "Goldenset editor"],
-    default="Results" if land_on_results else None)
+    ["Run", "Results", "History", "Compare runs", "Goldenset editor"], key=E.EVAL_TAB,
+    on_change="rerun")  # tracked: landing on a finished run selects "Results"
 
 # ---- run ----------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from tests.test_browser import (
 )
 
 PASSWORD = "browser-background-pw-1"
-TOPICS = 24  # documents; QUESTIONS_PER_TOPIC each: enough steps that the run takes seconds
+TOPICS = 12  # documents; QUESTIONS_PER_TOPIC each: enough steps that the run takes seconds
 QUESTIONS_PER_TOPIC = 5
 GOLDENSET = "background"
 
@@ -109,7 +109,7 @@ def test_evaluation_runs_in_the_background_with_progress(server):
             second = None
             # the first tab stays usable: another page, and back
             _nav(page, "Explorer")
-            expect(page.get_by_role("heading", name="Explorer")).to_be_visible()
+            expect(page.get_by_role("heading", name="Document explorer")).to_be_visible()
             _nav(page, "Evaluation")
             # it lands on the results once the job is done
             expect(page.get_by_text(re.compile(rf"3 runs of goldenset {GOLDENSET} stored"))

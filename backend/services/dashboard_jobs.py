@@ -83,12 +83,12 @@ def upload_rows(job: background.JobView) -> list[dict]:
             for o in job.result.get("outcomes") or []]
 
 
-def upload_message(job: background.JobView) -> str:
-    """"n of m files ingested[, k failed]." for a finished upload job."""
+def upload_message(job: background.JobView) -> tuple[str, bool]:
+    """("n of m files ingested[, k failed].", whether any failed) for a finished upload."""
     outcomes = job.result.get("outcomes") or []
     failed = sum(o.get("status") in ("failed", "refused") for o in outcomes)
     return (f"{len(outcomes) - failed} of {len(outcomes)} files ingested"
-            + (f", {failed} failed." if failed else "."))
+            + (f", {failed} failed." if failed else "."), failed > 0)
 
 
 def upload_key(rs: Ragscope, collection: str | None) -> str:
