@@ -42,6 +42,10 @@ def follow(job: JobView | None) -> JobView | None:
     if st.session_state.get(watch) == job.id:
         st.session_state[watch] = None
         return job
+    if job.status in ("failed", "interrupted"):  # e.g. the server stopped while it ran
+        at = f" at {job.finished_at:%H:%M} UTC" if job.finished_at else ""
+        st.caption(md_escape(f"The last {job.title.split(' ', 1)[-1]} (job {job.id}) "
+                             f"failed{at}: {job.error or 'no reason given'}"))
     return None
 
 

@@ -160,6 +160,24 @@ def test_upload_job_records_every_file_and_a_bad_one_does_not_stop_the_batch(rs)
             gate.set()
 
 
+def test_a_cancelled_upload_keeps_the_files_stored_so_far(rs, monkeypatch):
+    from backend.services.jobs import request_cancel
+
+    def cancel_on_first_note(task, message):  # the user clicks Cancel after the first file
+        request_cancel(task.store, task.job_id)
+
+    monkeypatch.setattr(background.Task, "note", cancel_on_first_note)
+    files = [(f"n{i}.md", f"# N{i}\n\nPump P-{i} runs on day {i}.\n".encode())
+             for i in range(8)]
+    v = _finished(rs.store, dashboard_jobs.start_upload(rs, files, ADMIN, collection="plant"))
+    assert v.status == "cancelled", v
+    stored = [o for o in v.result["outcomes"] if o["status"] == "new"]
+    assert 1 <= len(stored) < len(files)  # stopped between files; what is stored stays
+    from backend.store.models import Document
+    with rs.store.session() as s:
+        assert s.query(Document).count() == len(stored)
+
+
 def _eval_corpus(rs, ingestor):
     from eval.goldenset import GoldQuery, Relevant, make_goldenset
     from eval.store import save_goldenset
