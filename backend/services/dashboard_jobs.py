@@ -101,8 +101,9 @@ def start_upload(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Actor 
                  identity: str = "auto", version_of: str | None = None,
                  wait: bool = False) -> int:
     """Ingest an upload batch in the background (document_actions.ingest_uploads, which
-    records every file's outcome in the job). A cancel stops before the next file; the
-    files stored so far stay."""
+    records every file's outcome in the job). A cancel stops the batch at its next
+    embedded group of files (at most FLUSH_FILES = 16 files, or 2 s of a slow file: see
+    backend/ingest/records.py); the files stored so far stay."""
     from backend.services import document_actions
 
     actor = access.require(actor, "upload")
