@@ -53,10 +53,12 @@ def start_reclassify(rs: Ragscope, actor: Actor | None, *, dry_run: bool = False
                             params={"dry_run": dry_run})
 
 
-# Uploads above either limit run in the background (docs/dashboard.md, "Background jobs"):
-# see docs/benchmarks.md for the ingest times these are chosen from.
-BACKGROUND_UPLOAD_FILES = 5
-BACKGROUND_UPLOAD_BYTES = 4 * 1024 * 1024
+# Uploads above either limit run in the background (docs/dashboard.md, "Background jobs").
+# Measured (docs/benchmarks.md, "Upload batches"): 10 sample files take 6 s in the page,
+# 15 take 9 s; time follows the chunks, and dense text makes ~1,800 chunks per MiB (1 MiB:
+# 110 s), sample-like documents ~480 — 256 KiB is ~7 s of the latter, ~30 s of the former.
+BACKGROUND_UPLOAD_FILES = 10
+BACKGROUND_UPLOAD_BYTES = 256 * 1024
 
 
 def upload_in_background(files: Sequence[tuple[str, bytes]]) -> bool:
