@@ -45,6 +45,7 @@ EVAL_FB_DAYS = "evaluation.fb_days"
 EVAL_FB_PICK = "evaluation.fb_pick"
 EVAL_FB_DRAFT = "evaluation.fb_draft"  # + "." + message id + "." + field
 EVAL_FB_SAVE = "evaluation.fb_save"
+EVAL_TAB = "evaluation.tab"  # the selected tab (set to "Results" when a run lands)
 
 DEFAULTS: dict[str, Any] = {
     EVAL_CONFIGS: ["hybrid", "semantic_only", "lexical_only"],

@@ -7,8 +7,18 @@ import json
 import streamlit as st
 
 from backend.services import classification as classes
+from backend.services import dashboard_jobs
 from backend.ui import state as K
-from pages._common import clear_listings, get_rs, md_escape, require_page, show_errors
+from pages._common import (
+    clear_listings,
+    current_actor,
+    get_rs,
+    md_escape,
+    require_page,
+    show_errors,
+)
+from pages._jobs import follow, show_outcome
+from pages._jobs import start as start_job
 
 user = require_page("admin", "the document-type registry")
 rs = get_rs()
@@ -77,20 +87,14 @@ if t is not None and not t.builtin:
 st.subheader("Reclassify documents", anchor=False)
 st.caption("Classifies every document's active version again with the registry above; "
            "documents whose processing profile changes are re-sectioned and re-chunked "
-           "(the others keep their chunks). Also `python -m backend reclassify --all`.")
+           "(the others keep their chunks). It runs in the background; a cancel stops after the "
+           "document in hand. Also `python -m backend reclassify --all`.")
 dry = st.checkbox("Only report what would change", key=K.DOCTYPES_DRY_RUN)
+finished = follow(dashboard_jobs.latest(rs, dashboard_jobs.RECLASSIFY))
+if finished is not None and show_outcome(finished, finished.result.get("summary", "")):
+    clear_listings()
 if st.button("Reclassify all documents", key=K.DOCTYPES_RECLASSIFY, icon=":material/sync:"):
-    bar = st.progress(0.0, text="classifying…")
-
-    def progress(done: int, total: int, label: str) -> None:
-        bar.progress(done / total if total else 1.0, text=f"{done:d} of {total:d} documents")
-
-    summary = show_errors(lambda: classes.reclassify_all(rs, user.role, dry_run=dry,
-                                                         on_progress=progress))
-    if summary is not None:
-        clear_listings()
-        st.session_state[K.DOCTYPES_FLASH] = summary
-        st.rerun()
+    start_job(lambda: dashboard_jobs.start_reclassify(rs, current_actor(), dry_run=dry))
 
 # ---- profiles -----------------------------------------------------------------------------------
 st.subheader("Processing profiles", anchor=False)

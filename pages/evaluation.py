@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from backend.security import auth
-from backend.retrieval import TraceOwner
+from eval import jobs as eval_jobs
 from eval import service, views
 from eval import ui_keys as E
 from eval.compare import compare_runs
@@ -18,6 +18,8 @@ from eval.configs import load_configs
 from eval.judge import LLM_PROVIDERS
 from eval.runner import DEFAULT_METRICS
 from eval.store import get_goldenset, get_run, list_goldensets
+from pages._jobs import follow, show_outcome
+from pages._jobs import start as start_job
 from backend.security.safe_markdown import md_link
 from pages._eval_feedback import render as rated_answers
 from pages._common import (
@@ -41,6 +43,17 @@ st.title("Evaluation")
 if st.session_state[E.EVAL_FLASH]:
     st.success(md_escape(st.session_state[E.EVAL_FLASH]))
     st.session_state[E.EVAL_FLASH] = None
+
+# ---- a run in the background: live progress, then land on its results -----------------------
+
+landed = follow(eval_jobs.latest(rs))
+land_on_results = landed is not None and show_outcome(landed, landed.result.get("summary", ""))
+if land_on_results:
+    st.session_state[E.EVAL_TAB] = "Results"
+    st.session_state[E.EVAL_GOLDENSET] = landed.result.get("goldenset")
+    st.session_state[E.EVAL_BATCH] = landed.result.get("batch")
+    st.session_state[E.EVAL_LAST] = {"warnings": landed.result.get("warnings", []),
+                                     "notes": landed.result.get("notes", [])}
 
 # ---- goldenset ----------------------------------------------------------------------------
 
@@ -74,7 +87,8 @@ gs = get_goldenset(rs, name, scope=scope)
 configs = load_configs()
 
 run_tab, res_tab, hist_tab, cmp_tab, edit_tab, rated_tab = st.tabs(
-    ["Run", "Results", "History", "Compare runs", "Goldenset editor", "Rated answers"])
+    ["Run", "Results", "History", "Compare runs", "Goldenset editor", "Rated answers"],
+    key=E.EVAL_TAB, on_change="rerun")  # tracked: landing on a finished run selects "Results"
 with rated_tab:  # answers rated in the chat and chatbots -> goldenset questions
     rated_answers(rs, can_edit=can_edit, goldensets=list(stored),
                   is_admin=user.role == "admin")
@@ -95,28 +109,17 @@ with run_tab:
                          help="One trace per query, opened from the results on Query debug.")
     label = c3.text_input("Label (optional)", key=E.EVAL_LABEL, max_chars=200)
     st.caption("RAGAS context precision, recall and string similarity are computed for every "
-               "question with reference contexts. Large goldensets are better run with "
-               "`python -m eval run` (the page waits for the run).")
+               "question with reference contexts. The run goes on in the background (one at a "
+               "time): its progress shows above, and the page lands on its results when it is "
+               "done. Also `python -m eval run`.")
     go_run = st.button("Run evaluation", type="primary", key=E.EVAL_RUN,
                        disabled=not can_edit or not chosen, icon=":material/play_arrow:")
     if not can_edit:
         st.caption("Running evaluations needs the editor role.")
     if go_run and can_edit:
-        bar = st.progress(0.0, text="starting")
-
-        def progress(done: int, total: int, what: str) -> None:
-            bar.progress(min(1.0, done / total), text=f"{md_escape(what)}: {done:d} of {total:d}")
-
-        out = show_errors(lambda: service.run(
-            rs, gs, chosen, scope=scope, metrics=metrics or None, traces=traces,
-            judge=None if judge == "none" else judge, label=label,
-            owner=TraceOwner.user(user.username), on_progress=progress))
-        if out is not None:
-            report, ids = out
-            st.session_state[E.EVAL_LAST] = {"warnings": report.warnings, "notes": report.notes}
-            st.session_state[E.EVAL_BATCH] = (get_run(rs, ids[0], scope=scope).info.batch
-                                              if ids else None)
-            bar.progress(1.0, text=f"done: {len(ids)} runs stored")
+        start_job(lambda: eval_jobs.start_eval(
+            rs, gs, chosen, scope=scope, by=user.username, metrics=metrics or None,
+            traces=traces, judge=None if judge == "none" else judge, label=label))
     last = st.session_state[E.EVAL_LAST]
     if last:
         for n in last["notes"]:

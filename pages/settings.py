@@ -1,7 +1,7 @@
 """Settings (admin): the configuration in effect, a consistency check and a full reindex."""
 import streamlit as st
 
-from backend.services import document_actions
+from backend.services import dashboard_jobs, document_actions
 from backend.services import system
 from backend.ui import state as K
 from pages._common import (
@@ -15,6 +15,8 @@ from pages._common import (
     require_page,
     show_errors,
 )
+from pages._jobs import follow, show_outcome
+from pages._jobs import start as start_job
 
 user = require_page("admin", "settings and reindex")
 rs = get_rs()
@@ -24,6 +26,9 @@ result = st.session_state.get(K.SETTINGS_RESULT)
 if result:
     st.success(md_escape(result))
     st.session_state[K.SETTINGS_RESULT] = None
+finished = follow(dashboard_jobs.latest(rs, dashboard_jobs.REINDEX))  # a reindex in the background
+if finished is not None and show_outcome(finished, finished.result.get("summary", "")):
+    clear_listings()
 
 st.caption("Settings come from RAGSCOPE_* environment variables and are read at start; "
            "secrets are masked.")
@@ -57,23 +62,12 @@ with c2:
             st.rerun()
     else:
         st.warning("Rebuild both indexes from the store? Searches return partial results "
-                   "until it has finished.")
+                   "until it has finished. It runs in the background and cannot be cancelled "
+                   "once started.")
         yes, no = st.columns(2)
         if no.button("Cancel", key=K.SETTINGS_REINDEX_CANCEL):
             st.session_state[K.SETTINGS_CONFIRM_REINDEX] = False
             st.rerun()
         if yes.button("Yes, reindex", type="primary", key=K.SETTINGS_REINDEX_CONFIRM):
             st.session_state[K.SETTINGS_CONFIRM_REINDEX] = False
-            bar = st.progress(0.0, text="reindexing…")
-
-            def progress(done: int, total: int) -> None:
-                bar.progress(done / total if total else 1.0,
-                             text=f"{done:d} of {total:d} chunks")
-
-            res = show_errors(lambda: document_actions.reindex(rs, current_actor(), on_progress=progress))
-            if res is not None:
-                clear_listings()
-                st.session_state[K.SETTINGS_RESULT] = (
-                    f"Reindexed {res.get('chunks', 0)} chunks of {res.get('versions', 0)} "
-                    f"versions ({res.get('rechunked', 0)} re-chunked).")
-                st.rerun()
+            start_job(lambda: dashboard_jobs.start_reindex(rs, current_actor()))

@@ -1,9 +1,10 @@
 """Upload: several files at once, progress per file; a failing file shows its error while
-the others are still ingested."""
+the others are still ingested. A large batch (dashboard_jobs.upload_in_background) runs as a
+background job: the page shows its progress, stays usable, and lists the files at the end."""
 import streamlit as st
 
 from backend.security import acl
-from backend.services import document_actions
+from backend.services import dashboard_jobs, document_actions
 from backend.ui import state as K
 from pages._common import (
     safe_text,
@@ -15,10 +16,24 @@ from pages._common import (
     require_page,
     show_errors,
 )
+from pages._jobs import follow, show_outcome
+from pages._jobs import start as start_job
 
 user = require_page("editor", "uploading documents")
 rs = get_rs()
 st.title("Upload documents")
+
+# a large batch runs in the background: its progress, then its files
+finished = follow(dashboard_jobs.latest_upload(rs, user.username))
+if finished is not None:
+    if show_outcome(finished):
+        text, any_failed = dashboard_jobs.upload_message(finished)
+        (st.warning if any_failed else st.success)(text)  # counts only: nothing to escape
+    st.session_state[K.UPLOAD_RESULTS] = dashboard_jobs.upload_rows(finished) or \
+        st.session_state[K.UPLOAD_RESULTS]
+    clear_listings()
+    if finished.result.get("unretrievable"):
+        st.error(md_escape(finished.result["unretrievable"]), icon=":material/search_off:")
 
 limit = rs.settings.max_upload_mb
 scope = current_scope()
@@ -78,9 +93,18 @@ def _show(slot, out) -> None:
                 st.caption(f"document {out.document_id:d}, version id {out.version_id:d}")
 
 
-if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
-             icon=":material/upload:"):
-    payload = [(f.name, f.getvalue()) for f in files]
+go = st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
+               icon=":material/upload:")
+payload = [(f.name, f.getvalue()) for f in files] if go else []
+if go and dashboard_jobs.upload_in_background(payload):
+    def _empty_uploader() -> None:
+        st.session_state[K.UPLOAD_NONCE] += 1
+
+    start_job(lambda: dashboard_jobs.start_upload(
+        rs, payload, current_actor(), collection=collection,
+        knowledge_base=knowledge_base if collection.strip() else None, identity=identity,
+        version_of=version_of), then=_empty_uploader)
+elif go:
     bar = st.progress(0.0, text=f"0 of {len(payload)} files")
     slots = [st.empty() for _ in payload]
     if slots:

@@ -135,6 +135,25 @@ def open_page(at: AppTest, page: str) -> AppTest:
     return at
 
 
+def settle_jobs(at: AppTest, data: Path, timeout: float = 180) -> AppTest:
+    """Wait until the background jobs the page started (backend/services/background.py) have
+    finished, then run the page again: what its poll does once a job is done."""
+    from backend.services import background
+    from backend.store import Store
+    from backend.store.models import Job
+
+    store = Store(Settings(data_dir=data).db_url)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with store.session() as s:
+            ids = [j.id for j in s.query(Job).filter(Job.status == "running")
+                   if (j.params or {}).get("runner") == background.RUNNER]
+        if not any(background.view(store, i).running for i in ids):
+            return at.run()
+        time.sleep(0.1)
+    raise AssertionError("a background job did not finish")
+
+
 def plain(text: str) -> str:
     """Messages are Markdown with document-derived parts escaped; compare them unescaped."""
     return unescape(text)

@@ -14,6 +14,7 @@ from tests.page_support import (  # noqa: F401  (fixtures)
     errors,
     fresh,
     open_page,
+    settle_jobs,
     shared_model,
     successes,
 )
@@ -69,8 +70,9 @@ def test_admin_edits_the_registry_and_reclassifies(app, fresh):
     at.button(key="FormSubmitter:doctypes.form-Save type").click().run()
     assert not errors(at), errors(at)
     assert "Saved pump_notes" in successes(at)[0]
-    at.button(key=K.DOCTYPES_RECLASSIFY).click().run()
-    assert not errors(at) and "version(s) classified" in successes(at)[0]
+    at.button(key=K.DOCTYPES_RECLASSIFY).click().run()  # starts the background job
+    settle_jobs(at, data)
+    assert not errors(at) and "version(s) classified" in successes(at)[0], successes(at)
     assert _doc(data, ids["xss_notes.md"])[1] == "pump_notes"
 
 

@@ -3,6 +3,7 @@ cannot run or edit), a run with progress and the goldenset editor for an editor,
 compared, and loading the bundled goldenset into an empty store."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from backend.security import auth
 from backend.config import Settings
 from backend.services.container import Ragscope
+from eval import jobs as eval_jobs
 from eval import ui_keys as E
 from eval.configs import resolve
 from eval.goldenset import GoldQuery, Relevant, make_goldenset
@@ -119,9 +121,20 @@ def test_editor_runs_an_evaluation_with_progress(page, corpus):
     before = len(list_runs(_rs(corpus), "mini", scope=EVERYTHING))
     at = page(corpus, "editor")
     at.multiselect(key=E.EVAL_CONFIGS).set_value(["rrf"]).run()
-    _button(at, E.EVAL_RUN).click().run()
+    _button(at, E.EVAL_RUN).click().run()  # starts the background job and returns
     assert not at.exception and not at.error
-    runs = list_runs(_rs(corpus), "mini", scope=EVERYTHING)
+    rs = _rs(corpus)
+    job = eval_jobs.latest(rs)
+    assert job is not None and job.by == "editor"
+    deadline = time.monotonic() + 180
+    while eval_jobs.latest(rs).running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    job = eval_jobs.latest(rs)
+    assert job.status == "done", job
+    at.run()  # what the page's poll does once the job has finished: land on the results
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("1 run of goldenset mini stored" in s.value for s in at.success)
+    runs = list_runs(rs, "mini", scope=EVERYTHING)
     assert len(runs) == before + 1 and runs[0].config_name == "rrf"
     assert any("LLM-judged" in i.value.replace("\\", "") for i in at.info)
     # the new run is the one shown on the results tab

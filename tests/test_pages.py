@@ -26,6 +26,7 @@ from tests.page_support import (  # noqa: F401  (fixtures)
     open_page,
     shared_model,
     sign_in,
+    settle_jobs,
     successes,
 )
 
@@ -322,6 +323,31 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
 # ---- upload ------------------------------------------------------------------------------
 
 
+def test_a_large_upload_runs_in_the_background_and_lists_every_file(app, bare):
+    from backend.services import dashboard_jobs
+
+    data = bare[0]
+    at = open_page(app(data, "editor"), "upload")
+    up = at.file_uploader[0]
+    names = [f"note_{i}.md" for i in range(dashboard_jobs.BACKGROUND_UPLOAD_FILES)]
+    for i, name in enumerate(names):
+        up.upload(name, f"# Note {i}\n\nPump P-{i} is checked on day {i}.\n".encode(),
+                  "text/markdown")
+    up.upload("malware.exe", b"MZ\x90\x00", "application/octet-stream")
+    at.text_input(key=K.UPLOAD_COLLECTION).input("uploads")
+    at.run()
+    at.button(key=K.UPLOAD_GO).click().run()  # returns at once: a job, no per-file boxes
+    assert not at.exception and not at.status
+    settle_jobs(at, data)
+    assert not at.exception
+    n = len(names) + 1
+    assert f"{n - 1} of {n} files ingested, 1 failed." in [w.value for w in at.warning]
+    results = at.session_state[K.UPLOAD_RESULTS]
+    assert [r["status"] for r in results] == ["new"] * (n - 1) + ["failed"]
+    assert "unsupported file type '.exe'" in results[-1]["error"]
+    assert any(d.value is not None for d in at.dataframe)  # the list of files
+
+
 def test_upload_several_files_with_per_file_errors(app, bare, monkeypatch):
     data = bare[0]
     monkeypatch.setenv("RAGSCOPE_MAX_UPLOAD_MB", "0.002")  # about 2 KB
@@ -383,7 +409,9 @@ def test_admin_settings_check_and_reindex(app, fresh):
     at.button(key=K.SETTINGS_CHECK).click().run()
     assert any(m.startswith("Store and both indexes agree") for m in successes(at))
     at.button(key=K.SETTINGS_REINDEX).click().run()
-    at.button(key=K.SETTINGS_REINDEX_CONFIRM).click().run()
+    at.button(key=K.SETTINGS_REINDEX_CONFIRM).click().run()  # starts the background job
+    assert not at.exception
+    settle_jobs(at, fresh[0])
     assert not at.exception and any(m.startswith("Reindexed") for m in successes(at))
 
 

@@ -69,7 +69,8 @@ UPLOAD_IDENTITY = {
 def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Actor | None, *,
                    collection: str | None = None, knowledge_base: str | None = None,
                    on_progress: Callable[[object], None] | None = None,
-                   identity: str = "auto", version_of: str | None = None) -> list:
+                   identity: str = "auto", version_of: str | None = None,
+                   job_id: int | None = None) -> list:
     """Ingest uploaded files as one batch into `collection` (default:
     RAGSCOPE_DEFAULT_COLLECTION), which the actor must be allowed to write (a new one is
     made in `knowledge_base`, see backend/security/acl.py `writable_collection`); a failing file
@@ -77,7 +78,10 @@ def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Acto
     an IngestProgress (files, chunks embedded, ETA) after every file and every embedded batch.
     `identity` forces either way of the same-name rule (docs/ingestion.md, "Identity"):
     `new_document`, or `version_of` the document `version_of` (id, title or file name; one
-    the actor may read and change, checked before anything is stored)."""
+    the actor may read and change, checked before anything is stored).
+    `job_id`: a job the caller started for this batch (the dashboard's background upload,
+    backend/services/dashboard_jobs.py): the batch records its progress, cancel flag and
+    every file's outcome there."""
     from backend.security.acl import version_target, writable_collection
     from backend.errors import ConfigError
     from backend.ingest.identity import AUTO, Identity
@@ -101,7 +105,8 @@ def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Acto
         (IngestItem(name, data=data, source_kind="upload") for name, data in files),
         total=len(files), collection=target,
         source_kind="upload", on_progress=on_progress, identity=how,
-        scope=access.scope_of(rs, actor), knowledge_base=knowledge_base)
+        scope=access.scope_of(rs, actor), knowledge_base=knowledge_base, job_id=job_id,
+        report_to_job=job_id is not None)
 
 
 def unretrievable_message(outcomes: Sequence) -> str | None:

@@ -294,3 +294,7 @@ DEFAULTS.update({BOTS_SLUG: None, BOTS_STEP: 1, BOTS_FLASH: None, BOTS_ERRORS: N
 def bots_field(slug: str, nonce: int, field: str) -> str:
     """Widget key of a configuration field of the wizard (per bot and form nonce)."""
     return f"{BOTS_FIELD}.{slug}.{nonce}.{field}"
+
+# ---- background jobs (pages/_jobs.py) ----------------------------------------------------------
+JOBS_WATCH = "jobs.watch"  # + "." + job kind: the running job this session follows
+JOBS_CANCEL = "jobs.cancel"  # + "." + job id
