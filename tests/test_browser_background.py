@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.test_browser import (
+from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _nav,

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.test_browser import (
+from tests.browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _settled,

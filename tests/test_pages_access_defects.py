@@ -10,8 +10,8 @@ from backend.api import tokens
 from backend.security.access import NO_ACCESS
 from backend.ui import state as K
 from tests.acl_fixtures import QUERY, Matrix, build
-from tests.test_pages import app, components, errors, open_page, plain, shared_model  # noqa: F401
-from tests.test_pages import bare, successes  # noqa: F401
+from tests.page_support import app, components, errors, open_page, plain, shared_model  # noqa: F401
+from tests.page_support import bare, successes  # noqa: F401
 
 
 @pytest.fixture(scope="module")

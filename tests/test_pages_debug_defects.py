@@ -12,7 +12,7 @@ import re
 import pytest
 
 from backend.ui import state as K
-from tests.test_pages import app, components, corpus, open_page, shared_model  # noqa: F401
+from tests.page_support import app, components, corpus, open_page, shared_model  # noqa: F401
 from tests.test_query_debug_page import _search
 
 HEX_ID = re.compile(r"^[0-9a-f]{12}$")
