@@ -112,7 +112,7 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
             for o in outcomes]
         st.session_state[K.UPLOAD_NONCE] += 1  # an empty uploader on the next run
         msg, failed = document_actions.batch_message(outcomes)
-        (st.warning if failed else st.success)(md_escape(msg))
+        (st.warning if failed else st.success)(msg)  # our own words and counts
         lost = document_actions.unretrievable_message(outcomes)
         if lost:
             st.error(md_escape(lost), icon=":material/search_off:")
