@@ -219,8 +219,9 @@ def field_error(*names: str) -> None:
 # 1 -------------------------------------------------------------------------------------------
 if step == 1:
     st.subheader("1. Source", anchor=False)
-    source = st.radio("The chatbot answers from", list(SOURCES), format_func=SOURCES.get,
-                      key=K.BOTS_SOURCE, horizontal=True)
+    source = st.radio("The chatbot answers from", [md_escape(s) for s in SOURCES],
+                      format_func=lambda s: md_escape(SOURCES[s]), key=K.BOTS_SOURCE,
+                      horizontal=True)
     site = source == "site"
     if site:
         st.text_input("URL of the site to crawl", key=K.BOTS_URL,

@@ -186,14 +186,15 @@ st.markdown("**New source**" if src is None else f"**Edit {md_escape(src.name)}*
 # kind and schedule outside the form: changing them shows that choice's fields at once
 c = st.columns(2)
 with c[0]:
-    kind = st.radio("Kind", crawl_ui.KINDS, index=crawl_ui.KINDS.index(init["kind"]),
-                    key=key("kind"), format_func=KIND_LABELS.get, horizontal=True)
+    kind = st.radio("Kind", [md_escape(k) for k in crawl_ui.KINDS],
+                    index=crawl_ui.KINDS.index(init["kind"]), key=key("kind"),
+                    format_func=lambda k: md_escape(KIND_LABELS[k]), horizontal=True)
     error_under("kind")
 with c[1]:
-    schedule = st.radio("Schedule", crawl_ui.SCHEDULE_KINDS,
+    schedule = st.radio("Schedule", [md_escape(k) for k in crawl_ui.SCHEDULE_KINDS],
                         index=crawl_ui.SCHEDULE_KINDS.index(init["schedule_kind"]),
-                        key=key("schedule_kind"), format_func=SCHEDULE_LABELS.get,
-                        horizontal=True)
+                        key=key("schedule_kind"), horizontal=True,
+                        format_func=lambda k: md_escape(SCHEDULE_LABELS[k]))
     error_under("schedule_kind")
 web = kind == "web"
 with st.form(f"{K.CRAWL_FORM}.{target}"):

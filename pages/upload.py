@@ -58,7 +58,8 @@ if identity == "version_of":
 def _open_link(doc_id: int | None, filename: str) -> None:
     """A link to the document a file became (or was found to be already)."""
     if doc_id:
-        st.page_link("pages/document.py", label=f"Open document {doc_id:d} ({md_escape(filename)})",
+        st.page_link("pages/document.py",
+                     label=f"Open document {doc_id:d} ({md_escape(filename)})",
                      icon=":material/description:", query_params={"doc": str(int(doc_id))})
 
 
@@ -107,12 +108,13 @@ if st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
         st.session_state[K.UPLOAD_RESULTS] = [
             {"file": safe_text(o.filename), "status": o.status,
              "result": safe_text(document_actions.outcome_label(o)), "document": o.document_id,
-             "chunks": o.chunks, "note": safe_text(o.note or ""), "error": safe_text(o.error or ""),
+             "chunks": o.chunks, "note": safe_text(o.note or ""),
+             "error": safe_text(o.error or ""),
              "warnings": safe_text("; ".join(o.warnings))}
             for o in outcomes]
         st.session_state[K.UPLOAD_NONCE] += 1  # an empty uploader on the next run
         msg, failed = document_actions.batch_message(outcomes)
-        (st.warning if failed else st.success)(msg)  # our own words and counts
+        (st.warning if failed else st.success)(md_escape(msg))
         lost = document_actions.unretrievable_message(outcomes)
         if lost:
             st.error(md_escape(lost), icon=":material/search_off:")

@@ -135,9 +135,9 @@ def _block(kind: str, lines: list[str]) -> str:
 def text_blocks(text: Any) -> str:
     """A quoted or plain-text answer as Markdown that keeps its line structure and nothing
     else: "- " lines a bullet list, "1. " lines a numbered list, runs of "a | b | c" rows a
-    table (one row of three or more cells: its cells as a list), other lines text with their line breaks; every
-    piece of text escaped like md_escape. (md_text showed lists and rows as literal "- " and
-    "|" lines.)"""
+    table (one row of three or more cells: its cells as a list), other lines text with
+    their line breaks; every piece of text escaped like md_escape. (md_text showed lists
+    and rows as literal "- " and "|" lines.)"""
     lines = [x.strip() for x in str(text).replace("\r", "").split("\n")]
     blocks: list[tuple[str, list[str]]] = []
     for line in lines:
