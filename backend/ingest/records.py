@@ -44,13 +44,14 @@ def linked_outcome(filename: str, status: str, doc, version, collection: str | N
     """A file whose content is stored already (`duplicate`, or `unchanged` from the same
     source): nothing new is extracted or embedded. The outcome names the stored document and
     says whether it joined the upload's collection, so the uploader can find it (a bare
-    "ingested" with a green check read as if a new document had been made)."""
+    "ingested" with a green check read as if a new document had been made). An unchanged
+    file gets no note: a folder ingested again would print one line per file."""
     title = doc.title or doc.filename
     where = (f"added it to collection {collection}" if added else
              f"it is in collection {collection} already") if collection else ""
-    what = (f"the same content as document {doc.id} ({title}, version {version.number})"
-            if status == "duplicate" else f"unchanged since version {version.number}")
-    note = f"Nothing new stored: {what}" + (f"; {where}." if where else ".")
+    note = (f"Nothing new stored: the same content as document {doc.id} ({title}, version "
+            f"{version.number})" + (f"; {where}." if where else ".")
+            if status == "duplicate" else None)
     return IngestOutcome(filename, status, doc.id, version.id, 0, note=note, title=title,
                          collection=collection, added_to_collection=added)
 
