@@ -161,6 +161,8 @@ def test_compare_pairs_renumbered_sections_by_content(rs, ingestor):
                 s.label_a.split(":")[0].split()[1] + ":", s.label_b.split(":")[0].split()[1]
                 + ":")]), (s.label_a, s.label_b, s.ops)
     assert c.counts()["removed"] == 0 and c.counts()["added"] == 1, c.counts()
+    assert by_b["TOP 7: Verschiedenes"].heading == \
+        "TOP 7: Verschiedenes (was TOP 6: Verschiedenes)"  # what the page and CLI show
 
 
 def test_summaries_link_every_sentence_to_its_source(rs, minutes):

@@ -44,6 +44,14 @@ class SectionChange:
     def label(self) -> str:
         return self.label_b or self.label_a or "(document start)"
 
+    @property
+    def heading(self) -> str:
+        """The label, with the old one when the section was renumbered or retitled
+        ("TOP 4: Verschiedenes (was TOP 3: Verschiedenes)")."""
+        if self.label_a and self.label_b and self.label_a != self.label_b:
+            return f"{self.label_b} (was {self.label_a})"
+        return self.label
+
 
 @dataclass
 class ItemChange:
