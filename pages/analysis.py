@@ -160,7 +160,7 @@ with tabs[len(names) + 1]:
                 for ch in cmp.sections:
                     if ch.status == "unchanged":
                         continue
-                    with st.expander(f"{md_escape(ch.status)}: {md_escape(ch.label)}", expanded=True):
+                    with st.expander(f"{md_escape(ch.status)}: {md_escape(ch.heading)}", expanded=True):
                         left, right = views.diff_columns(ch)
                         ca, cb = st.columns(2)
                         ca.caption(f"version {a:d}")

@@ -21,6 +21,8 @@ from pages._common import current_actor, md_escape, require_page
 
 REFRESH_S = 1.0
 STEPS = ("Source", "Build", "Configure", "Test", "Publish")
+SOURCES = {"site": "a website it crawls (and existing collections)",
+           "collections": "existing collections only"}
 LABELS = {"name": "Name", "description": "Description", "system_prompt": "System prompt",
           "welcome_message": "Welcome message", "fallback_message": "Fallback message"}
 
@@ -75,10 +77,12 @@ def _open(slug: str | None, step: int) -> None:
 
 
 def _create() -> None:
+    site = state.get(K.BOTS_SOURCE) != "collections"  # the fields of the other choice: unused
+
     def run(actor):
-        bot = bots.create(actor, url=state.get(K.BOTS_URL) or "",
+        bot = bots.create(actor, url=(state.get(K.BOTS_URL) or "") if site else "",
                           name=state.get(K.BOTS_NAME) or "",
-                          collection=state.get(K.BOTS_COLLECTION) or "",
+                          collection=(state.get(K.BOTS_COLLECTION) or "") if site else "",
                           collections=state.get(K.BOTS_USE) or [],
                           max_pages=int(state.get(K.BOTS_PAGES) or 0),
                           max_depth=int(state.get(K.BOTS_DEPTH) or 0))
@@ -87,7 +91,7 @@ def _create() -> None:
         return bot
     bot = _try(run)
     if bot is not None:
-        _open(bot.slug, 2)
+        _open(bot.slug, 2 if bot.source_url else 3)  # no build: on to its configuration
         _flash("success", f"Chatbot {bot.name} created; "
                           + ("the build has started." if bot.source_url else
                              "it answers from the chosen collections."))
@@ -215,23 +219,32 @@ def field_error(*names: str) -> None:
 # 1 -------------------------------------------------------------------------------------------
 if step == 1:
     st.subheader("1. Source", anchor=False)
-    st.text_input("URL of the site to crawl", key=K.BOTS_URL,
-                  placeholder="https://www.example.org/")
-    field_error("url")
+    source = st.radio("The chatbot answers from", [md_escape(s) for s in SOURCES],
+                      format_func=lambda s: md_escape(SOURCES[s]), key=K.BOTS_SOURCE,
+                      horizontal=True)
+    site = source == "site"
+    if site:
+        st.text_input("URL of the site to crawl", key=K.BOTS_URL,
+                      placeholder="https://www.example.org/")
+        field_error("url")
     c = st.columns(2)
-    c[0].text_input("Collection name (empty: derived from the URL)", key=K.BOTS_COLLECTION,
-                    placeholder="example-org")
-    c[1].text_input("Chatbot name (empty: derived from the URL)", key=K.BOTS_NAME)
+    if site:
+        c[0].text_input("Collection name (empty: derived from the URL)", key=K.BOTS_COLLECTION,
+                        placeholder="example-org")
+    c[1 if site else 0].text_input(
+        "Chatbot name (empty: derived from the URL)" if site else
+        "Chatbot name (empty: derived from the collections)", key=K.BOTS_NAME)
     field_error("collection", "name", "slug")
-    st.multiselect("Also answer from existing collections", bots.collection_names(current_actor()),
-                   key=K.BOTS_USE)
+    st.multiselect("Also answer from existing collections" if site else "Collections",
+                   bots.collection_names(current_actor()), key=K.BOTS_USE)
     field_error("collections")
-    c = st.columns(2)
-    c[0].number_input("Max pages", 1, MAX_PAGES, 50, key=K.BOTS_PAGES)
-    c[1].number_input("Max depth", 1, MAX_DEPTH, 3, key=K.BOTS_DEPTH)
-    field_error("max_pages", "max_depth")
-    st.button("Create and start the build", key=K.BOTS_CREATE, type="primary",
-              on_click=_create)
+    if site:
+        c = st.columns(2)
+        c[0].number_input("Max pages", 1, MAX_PAGES, 50, key=K.BOTS_PAGES)
+        c[1].number_input("Max depth", 1, MAX_DEPTH, 3, key=K.BOTS_DEPTH)
+        field_error("max_pages", "max_depth")
+    st.button("Create and start the build" if site else "Create", key=K.BOTS_CREATE,
+              type="primary", on_click=_create)
 
 # 2 -------------------------------------------------------------------------------------------
 elif step == 2:

@@ -78,7 +78,7 @@ def _save(source_id: int | None, target: str, nonce: int) -> None:
         _flash("error", str(e))
         return
     st.session_state[K.CRAWL_ERRORS] = None
-    _flash("success", f"{'Created' if source_id is None else 'Saved'} source {src.name}.")
+    _flash("success", crawl_ui.saved_message(values.get("name"), src, source_id is None))
     if source_id is None:
         st.session_state[K.CRAWL_NONCE] += 1  # a fresh form next time "new" is chosen
         st.session_state[K.CRAWL_PICK] = src.id
@@ -181,8 +181,23 @@ def error_under(field: str) -> None:
 
 SCHEDULE_LABELS = {"none": "none (manual only)", "interval": "every N minutes",
                    "cron": "cron expression (UTC)"}
+KIND_LABELS = {"web": "web site", "folder": "watched folder"}
+st.markdown("**New source**" if src is None else f"**Edit {md_escape(src.name)}**")
+# kind and schedule outside the form: changing them shows that choice's fields at once
+c = st.columns(2)
+with c[0]:
+    kind = st.radio("Kind", [md_escape(k) for k in crawl_ui.KINDS],
+                    index=crawl_ui.KINDS.index(init["kind"]), key=key("kind"),
+                    format_func=lambda k: md_escape(KIND_LABELS[k]), horizontal=True)
+    error_under("kind")
+with c[1]:
+    schedule = st.radio("Schedule", [md_escape(k) for k in crawl_ui.SCHEDULE_KINDS],
+                        index=crawl_ui.SCHEDULE_KINDS.index(init["schedule_kind"]),
+                        key=key("schedule_kind"), horizontal=True,
+                        format_func=lambda k: md_escape(SCHEDULE_LABELS[k]))
+    error_under("schedule_kind")
+web = kind == "web"
 with st.form(f"{K.CRAWL_FORM}.{target}"):
-    st.markdown("**New source**" if src is None else f"**Edit {md_escape(src.name)}**")
     if field_errors:
         st.error("The source was not saved: correct the marked fields.")
         for f, msg in field_errors.items():
@@ -191,56 +206,55 @@ with st.form(f"{K.CRAWL_FORM}.{target}"):
     c = st.columns([2, 1])
     with c[0]:
         st.text_input("Name", value=init["name"], key=key("name"),
-                      help="Lower-case letters, digits and hyphens; at most 100 characters.")
+                      help="Becomes lower-case letters, digits and hyphens (“Board minutes” "
+                           "→ board-minutes); at most 100 characters.")
         error_under("name")
-    with c[1]:
-        st.selectbox("Kind", crawl_ui.KINDS, index=crawl_ui.KINDS.index(init["kind"]),
-                     key=key("kind"), format_func=lambda k: {"web": "web site",
-                                                             "folder": "watched folder"}[k])
-        error_under("kind")
-    c = st.columns([2, 1])
-    with c[0]:
-        st.text_input("Start URL (or folder path)", value=init["start_url"], key=key("start_url"),
-                      help="http(s) only, no credentials; loopback, private and metadata "
-                           "addresses are refused unless allow-listed.")
-        error_under("start_url")
     with c[1]:
         st.text_input("Collection", value=init["collection"], key=key("collection"),
                       help="Lower-case letters, digits and hyphens; at most 255 characters.")
         error_under("collection")
+    if web:
+        st.text_input("Start URL", value=init["start_url"], key=key("start_url"),
+                      help="http(s) only, no credentials; loopback, private and metadata "
+                           "addresses are refused unless an administrator allows the host.")
+    else:
+        st.text_input("Folder", value=init["start_url"], key=key("start_url"),
+                      placeholder="/srv/documents/minutes",
+                      help="A folder on the server; its supported files are ingested and "
+                           "re-checked on every run.")
+    error_under("start_url")
+    if web:  # crawl limits and politeness: web sites only
+        c = st.columns(4)
+        with c[0]:
+            st.number_input("Max pages", value=init["max_pages"], step=1, key=key("max_pages"),
+                            help=f"1–{crawl_ui.MAX_PAGES:d}")
+            error_under("max_pages")
+        with c[1]:
+            st.number_input("Max depth", value=init["max_depth"], step=1, key=key("max_depth"),
+                            help=f"1–{crawl_ui.MAX_DEPTH:d}; the start page is depth 0")
+            error_under("max_depth")
+        with c[2]:
+            st.number_input("Delay (s)", value=init["delay_s"], step=0.5, format="%.1f",
+                            key=key("delay_s"), help="Between requests to a host; 0–60")
+            error_under("delay_s")
+        with c[3]:
+            st.number_input("Concurrency", value=init["concurrency"], step=1,
+                            key=key("concurrency"), help="Requests at once per host; 1–16")
+            error_under("concurrency")
     c = st.columns(4)
-    with c[0]:
-        st.number_input("Max pages", value=init["max_pages"], step=1, key=key("max_pages"),
-                        help=f"1–{crawl_ui.MAX_PAGES:d}")
-        error_under("max_pages")
-    with c[1]:
-        st.number_input("Max depth", value=init["max_depth"], step=1, key=key("max_depth"),
-                        help=f"1–{crawl_ui.MAX_DEPTH:d}; the start page is depth 0")
-        error_under("max_depth")
-    with c[2]:
-        st.number_input("Delay (s)", value=init["delay_s"], step=0.5, format="%.1f",
-                        key=key("delay_s"), help="Between requests to a host; 0–60")
-        error_under("delay_s")
-    with c[3]:
-        st.number_input("Concurrency", value=init["concurrency"], step=1,
-                        key=key("concurrency"), help="Requests at once per host; 1–16")
-        error_under("concurrency")
-    c = st.columns(4)
-    c[0].checkbox("Respect robots.txt", value=init["respect_robots"], key=key("respect_robots"))
-    c[1].checkbox("Use sitemap.xml", value=init["use_sitemap"], key=key("use_sitemap"))
-    c[2].checkbox("Include subdomains", value=init["include_subdomains"],
-                  key=key("include_subdomains"))
+    if web:
+        c[0].checkbox("Respect robots.txt", value=init["respect_robots"],
+                      key=key("respect_robots"))
+        c[1].checkbox("Use sitemap.xml", value=init["use_sitemap"], key=key("use_sitemap"))
+        c[2].checkbox("Include subdomains", value=init["include_subdomains"],
+                      key=key("include_subdomains"))
     c[3].checkbox("Enabled (scheduled runs)", value=init["enabled"], key=key("enabled"))
-    c = st.columns(3)
-    with c[0]:
-        st.selectbox("Schedule", crawl_ui.SCHEDULE_KINDS,
-                     index=crawl_ui.SCHEDULE_KINDS.index(init["schedule_kind"]),
-                     key=key("schedule_kind"), format_func=SCHEDULE_LABELS.get)
-        error_under("schedule_kind")
-    c[1].number_input("Interval (minutes)", value=init["interval_min"], step=5,
-                      key=key("interval_min"), help="Used with 'every N minutes'; 5–525600")
-    c[2].text_input("Cron expression", value=init["cron"], key=key("cron"),
-                    help="Used with 'cron': 5 fields (minute hour day month weekday), UTC")
+    if schedule == "interval":
+        st.number_input("Interval (minutes)", value=init["interval_min"], step=5,
+                        key=key("interval_min"), help="5–525600")
+    elif schedule == "cron":
+        st.text_input("Cron expression", value=init["cron"], key=key("cron"),
+                      help="5 fields (minute hour day month weekday), UTC")
     st.form_submit_button("Create source" if src is None else "Save changes", type="primary",
                           key=K.CRAWL_SAVE, on_click=_save,
                           args=(None if src is None else src.id, target, nonce))

@@ -69,17 +69,19 @@ version_of = None
 if identity == "version_of":
     version_of = st.text_input("Document (id, title or file name)", key=K.UPLOAD_VERSION_OF)
 
-LABELS = {"new": "ingested", "new_version": "new version", "duplicate": "duplicate of a stored "
-          "document", "unchanged": "unchanged", "failed": "failed"}
+
+def _open_link(doc_id: int | None, filename: str) -> None:
+    """A link to the document a file became (or was found to be already)."""
+    if doc_id:
+        st.page_link("pages/document.py",
+                     label=f"Open document {doc_id:d} ({md_escape(filename)})",
+                     icon=":material/description:", query_params={"doc": str(int(doc_id))})
 
 
 def _show(slot, out) -> None:
-    """Replace a file's placeholder with its final status."""
+    """Replace a file's placeholder with its final status and a link to its document."""
     state = "complete" if out.ok else "error"
-    label = (f"{md_escape(safe_text(out.filename))} — "
-             f"{md_escape(LABELS.get(out.status, out.status))}")
-    if out.ok and out.chunks:
-        label += f", {out.chunks:d} chunks"
+    label = md_escape(safe_text(document_actions.outcome_label(out)))
     with slot.container():
         with st.status(label, state=state,
                        expanded=not out.ok or bool(out.warnings) or bool(out.note)):
@@ -87,10 +89,12 @@ def _show(slot, out) -> None:
                 st.error(md_escape(safe_text(out.error)))
             for w in out.warnings:
                 st.warning(md_escape(w))
-            if out.note:  # e.g. a new version of a same-named document
-                st.info(md_escape(out.note))
+            if out.note:  # a duplicate's stored document, a new version by file name, ...
+                st.info(md_escape(safe_text(out.note)))
             if out.ok and out.document_id:
                 st.caption(f"document {out.document_id:d}, version id {out.version_id:d}")
+        if out.ok:
+            _open_link(out.document_id, safe_text(out.filename))
 
 
 go = st.button("Ingest", type="primary", disabled=not files, key=K.UPLOAD_GO,
@@ -126,14 +130,15 @@ elif go:
     clear_listings()
     if outcomes is not None:
         st.session_state[K.UPLOAD_RESULTS] = [
-            {"file": safe_text(o.filename), "status": o.status, "document": o.document_id,
-             "chunks": o.chunks, "error": safe_text(o.error or ""),
+            {"file": safe_text(o.filename), "status": o.status,
+             "result": safe_text(document_actions.outcome_label(o)), "document": o.document_id,
+             "chunks": o.chunks, "note": safe_text(o.note or ""),
+             "error": safe_text(o.error or ""),
              "warnings": safe_text("; ".join(o.warnings))}
             for o in outcomes]
         st.session_state[K.UPLOAD_NONCE] += 1  # an empty uploader on the next run
-        failed = sum(not o.ok for o in outcomes)
-        msg = f"{len(outcomes) - failed} of {len(outcomes)} files ingested"
-        (st.warning if failed else st.success)(msg + (f", {failed} failed." if failed else "."))
+        msg, failed = document_actions.batch_message(outcomes)
+        (st.warning if failed else st.success)(md_escape(msg))
         lost = document_actions.unretrievable_message(outcomes)
         if lost:
             st.error(md_escape(lost), icon=":material/search_off:")
@@ -143,3 +148,5 @@ elif st.session_state[K.UPLOAD_RESULTS]:
     for row in st.session_state[K.UPLOAD_RESULTS]:
         if row["error"]:
             st.error(md_escape(row["error"]))
+        elif row["document"]:
+            _open_link(row["document"], row["file"])

@@ -129,6 +129,42 @@ def test_compare_versions_of_the_minutes(rs, minutes):
     assert vote.a.fields["vote"]["yes"] == 5 and vote.b.fields["vote"]["yes"] == 4
 
 
+def test_compare_pairs_renumbered_sections_by_content(rs, ingestor):
+    """Version 2 inserts "TOP 3: IT-Sicherheit" and renumbers every later item: each old
+    item is paired with its renumbered self (not the new TOP 3 with the old TOP 3), the new
+    item alone is added, nothing is removed."""
+    import re
+
+    from backend.analysis.compare import compare_versions
+
+    v1 = (SAMPLES / MINUTES).read_text(encoding="utf-8")
+    renumbered = re.sub(r"^TOP (\d+):", lambda m: f"TOP {int(m[1]) + (int(m[1]) >= 3)}:", v1,
+                        flags=re.M)
+    at = renumbered.index("TOP 4: Wasserpreise", renumbered.index("TOP 2: Genehmigung") + 200)
+    new = ("TOP 3: IT-Sicherheit\n\nHerr Brandt berichtet über die Umstellung der Fernwirktechnik "
+           "auf verschlüsselte Verbindungen und die Schulung der Bereitschaftsdienste.\n\n")
+    v2 = renumbered[:at] + new + renumbered[at:]
+    uri = "upload://renumbered_minutes.txt"
+    a = ingestor.ingest_bytes(v1.encode(), "renumbered_minutes.txt", source_uri=uri)
+    b = ingestor.ingest_bytes(v2.encode(), "renumbered_minutes.txt", source_uri=uri)
+    assert a.ok and b.status == "new_version"
+    c = compare_versions(rs, b.document_id, scope=EVERYTHING)
+    by_b = {s.label_b: s for s in c.sections if s.label_b}
+    assert by_b["TOP 3: IT-Sicherheit"].status == "added"
+    assert by_b["TOP 3: IT-Sicherheit"].label_a is None
+    assert by_b["TOP 7: Verschiedenes"].label_a == "TOP 6: Verschiedenes"
+    assert by_b["TOP 4: Wasserpreise ab 1. Januar 2025"].label_a == \
+        "TOP 3: Wasserpreise ab 1. Januar 2025"
+    for s in c.sections:  # only the heading's number differs
+        if s.label_a and s.label_b and s.label_a.startswith("TOP"):
+            assert [(o.a, o.b) for o in s.ops if o.op != "equal"] in ([], [(
+                s.label_a.split(":")[0].split()[1] + ":", s.label_b.split(":")[0].split()[1]
+                + ":")]), (s.label_a, s.label_b, s.ops)
+    assert c.counts()["removed"] == 0 and c.counts()["added"] == 1, c.counts()
+    assert by_b["TOP 7: Verschiedenes"].heading == \
+        "TOP 7: Verschiedenes (was TOP 6: Verschiedenes)"  # what the page and CLI show
+
+
 def test_summaries_link_every_sentence_to_its_source(rs, minutes):
     from backend.analysis.summaries import summarize_document, summarize_section
 

@@ -89,6 +89,8 @@ def test_inventory_by_document_type_and_by_topic(answer_rs):
     privacy = _ask(answer_rs, "Welche Dokumente betreffen den Datenschutz?")
     listed = _cited(privacy)
     assert "datenschutzrichtlinie.docx" in listed and len(listed) < 15, privacy.content
+    for msg in (minutes, privacy):  # the lead line is no claim: nothing flagged uncited
+        assert msg.citations["ok"] and msg.citations["uncited_sentences"] == [], msg.citations
 
 
 def test_a_german_date_sentence_is_not_reported_uncited(answer_rs):

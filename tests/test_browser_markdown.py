@@ -27,7 +27,7 @@ PROBE = '''
 import streamlit as st
 from backend.retrieval.report import highlight_markdown
 from backend.security.safe_markdown import answer_markdown, md_escape, md_text
-from tests.test_safe_markdown import HOSTILE, MODEL_ANSWER, QUOTED_ANSWER, SNIPPET_TEXT
+from tests.test_safe_markdown import HOSTILE, LINED_ANSWER, MODEL_ANSWER, QUOTED_ANSWER, SNIPPET_TEXT
 import html
 
 for i, name in enumerate(sorted(HOSTILE)):
@@ -46,6 +46,8 @@ for i, name in enumerate(sorted(HOSTILE)):
         st.expander(md_escape(p))
 with st.container(key="answer-text"):
     st.markdown(answer_markdown(QUOTED_ANSWER, rich=False))
+with st.container(key="answer-lines"):
+    st.markdown(answer_markdown(LINED_ANSWER, rich=False))
 with st.container(key="answer-rich"):
     st.markdown(answer_markdown(MODEL_ANSWER, rich=True))
 with st.container(key="highlight"):
@@ -142,6 +144,11 @@ def test_chat_answers_and_highlights(probe):
     quoted = rendered["answer-text"]
     assert not _live(quoted) and not quoted["strong"], quoted
     assert _reads(quoted) == " ".join(QUOTED_ANSWER.split())
+
+    lined = rendered["answer-lines"]  # a list and a table, not literal "- " and "|" lines
+    assert not _live(lined) and lined["lists"] == 1 and lined["tables"] == 1, lined
+    assert "- Handbook" not in lined["text"] and "[m](http://evil.example/m)" in _reads(lined)
+    assert "Jonas Albrecht" in _reads(lined)
 
     rich = rendered["answer-rich"]
     assert not _live(rich), rich

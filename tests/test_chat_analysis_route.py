@@ -84,6 +84,7 @@ def assert_quotes_in_cited_sections(rs, lines) -> None:
     """Each line starts with the item's own text, found in the section its citation names."""
     for body, sources in lines:
         quote = body.split(" (")[0].split(" – ")[0].replace(" …", "")[:60]
+        quote = re.sub(r"^[\w./-]{1,16}: ", "", quote)  # a table row's id cell (row_text)
         assert any(quote in _section_text(rs, s["section_id"]) for s in sources), (quote, sources)
 
 
@@ -98,6 +99,19 @@ def test_open_points(chat_rs, question):
     assert not any(re.search(r"Status: (?:erledigt|done)", b) for b, _ in lines)
     # the other documents with open points are named, so the user can ask for them
     assert "Also with" in msg.notice
+
+
+def test_action_items_of_a_table_read_as_sentences(chat_rs):
+    """Action items found in a table row read as words with their owner and due date, not
+    as the raw "A-24-07 | Run a load test | Jonas Albrecht | 24 May 2024" row."""
+    msg, _ = _ask(chat_rs, "Which action items were agreed in the steering committee?")
+    lines = assert_routed(chat_rs, msg, "extract")
+    assert_quotes_in_cited_sections(chat_rs, lines)
+    assert not [b for b, _ in lines if " | " in b], msg.content
+    assert any(b.startswith("A-24-07: Run a load test with 1,500 simulated connections on the "
+                            "test cluster (owner: Jonas Albrecht; due: 2024-05-24)")
+               for b, _ in lines), msg.content
+    assert msg.format_check["passed"], msg.format_check
 
 
 @pytest.mark.parametrize("question", ["Was wurde beschlossen?", "What was decided?"])
@@ -246,6 +260,7 @@ def test_version_changes(versions, question):
     by_label = {b.split(" (")[0]: ss[0] for b, ss in lines}
     top3 = next(b for b, _ in lines if b.startswith("TOP 3"))
     assert "5“ → „4" in top3 or "5” → “4" in top3  # the corrected vote
+    assert msg.format_check["passed"], msg.format_check  # "→" is no emoji
     assert by_label["TOP 3: Wasserpreise ab 1. Januar 2025"]["version"] == 2
     assert any(b.startswith("Anlage 3: Aufgabenliste") for b, _ in lines)  # added in v2
     analysis = _trace(versions, msg)["trace"]["stages"][2]["params"]

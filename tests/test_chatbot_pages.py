@@ -155,6 +155,31 @@ def test_wizard_from_url_to_published_bot(app, bare, ferry):
     assert any("your feedback is stored" in c.value for c in viewer.caption)
 
 
+def test_builder_starts_from_existing_collections(app, bare):
+    """The source choice "existing collections only" hides the crawl's fields; the name left
+    empty is derived from the collections, and the new bot opens on its configuration."""
+    from backend.services.container import Ragscope
+    from backend.store import repo
+
+    rs = Ragscope(Settings(data_dir=bare[0]))
+    with rs.store.session() as s:
+        repo.get_or_create_collection(s, "harbour-rules")
+    rs.close()
+    at = open_page(app(bare[0], "editor"), "chatbot_builder")
+    _ok(at.radio(key=K.BOTS_SOURCE).set_value("collections").run())
+    shown = {w.key for w in at.text_input} | {w.key for w in at.number_input}
+    assert K.BOTS_URL not in shown and K.BOTS_PAGES not in shown and K.BOTS_NAME in shown
+    assert [w.label for w in at.text_input if w.key == K.BOTS_NAME] == [
+        "Chatbot name (empty: derived from the collections)"]
+    _ok(at.multiselect(key=K.BOTS_USE).select("harbour-rules").run())
+    _click(at, K.BOTS_CREATE)
+    assert not errors(at), errors(at)
+    assert "Chatbot Chatbot for harbour-rules created; it answers from the chosen " \
+        "collections." in successes(at)
+    assert at.session_state[K.BOTS_STEP] == 3 and \
+        at.session_state[K.BOTS_SLUG] == "chatbot-for-harbour-rules"
+
+
 def test_builder_refuses_viewers_and_duplicate_names(app, bare, ferry):
     viewer = open_page(app(bare[0], "viewer"), "chatbot_builder")
     assert any(e.startswith("Access denied") for e in errors(viewer))

@@ -109,3 +109,18 @@ def test_roles_and_publish_rules(svc, site):
     assert {"system_prompt", "welcome_message", "fallback_message"} <= set(e.value.errors)
     with pytest.raises(NotFound):
         svc.get("no-such-bot")
+
+
+def test_create_from_existing_collections_derives_the_name(svc):
+    """No URL and no name: the name comes from the collections (was: "name must not be
+    empty" under a field that says it is derived)."""
+    with svc.store.session() as s:
+        for name in ("harbour-rules", "timetables"):
+            repo.get_or_create_collection(s, name)
+    bot = svc.create(EDITOR, collections=["harbour-rules", "timetables"])
+    assert bot.name == "Chatbot for harbour-rules, timetables"
+    assert bot.slug == "chatbot-for-harbour-rules-timetables"
+    assert bot.config.collections == ["harbour-rules", "timetables"] and not bot.source_url
+    with pytest.raises(InvalidChatbot) as e:  # neither a URL nor a collection
+        svc.create(EDITOR)
+    assert e.value.errors["collections"] == "enter a URL to crawl or choose at least one collection"

@@ -113,7 +113,13 @@ def _console_of(data) -> crawl_ui.CrawlConsole:
 
 
 def _fill(at, target, **values):
+    """Set the form's fields; kind and schedule first (outside the form, each choice shows
+    its own fields)."""
     nonce = at.session_state[K.CRAWL_NONCE]
+    for field in ("kind", "schedule_kind"):
+        if field in values:
+            key = K.crawl_field(target, nonce, field)
+            next(w for w in at.radio if w.key == key).set_value(values.pop(field)).run()
     for field, value in values.items():
         key = K.crawl_field(target, nonce, field)
         widget = next(w for w in (*at.text_input, *at.number_input, *at.selectbox, *at.checkbox)
@@ -151,7 +157,8 @@ def test_invalid_source_shows_field_errors_and_stores_nothing(crawl_page, bare):
     _save(at)
     errs = errors(at)
     assert "The source was not saved: correct the marked fields." in errs
-    for part in ("name may only contain lower-case letters", "invalid or unreachable URL",
+    assert not any(e.startswith("name") for e in errs)  # "Bad Name!" becomes bad-name
+    for part in ("invalid or unreachable URL",
                  "collection name may only contain", "at most 500 pages allowed",
                  "maximum depth is 10", "interval must be between 5 and 525600 minutes"):
         assert any(part in e for e in errs), (part, errs)
@@ -339,3 +346,45 @@ def test_an_editor_cannot_add_a_watched_folder(crawl_page, bare, tmp_path, monke
     assert not errors(admin), errors(admin)
     (src,) = _console_of(bare[0]).service.sources.list()
     assert (src.kind, src.start_url) == ("folder", str(folder.resolve()))
+
+
+def test_watched_folder_form_shows_its_own_fields_and_says_what_is_wrong(
+        crawl_page, bare, tmp_path, monkeypatch):
+    """A watched folder shows no web-only field; the schedule is one choice (only its own
+    input shown); the name is made a valid one and the result shown; a wrong folder is
+    named in words, without settings or errno."""
+    (tmp_path / "inbox").mkdir()
+    monkeypatch.setenv("RAGSCOPE_INGEST_ROOTS", str(tmp_path))
+    at = crawl_page(bare[0], "admin")
+    nonce = at.session_state[K.CRAWL_NONCE]
+
+    def keys():
+        return {w.key for w in (*at.text_input, *at.number_input, *at.checkbox)}
+
+    def k(field):
+        return K.crawl_field("new", nonce, field)
+
+    assert {k("max_pages"), k("delay_s"), k("respect_robots")} <= keys()  # a web site
+    _fill(at, "new", kind="folder")
+    assert not {k("max_pages"), k("max_depth"), k("delay_s"), k("concurrency"),
+                k("respect_robots"), k("use_sitemap"), k("include_subdomains")} & keys()
+    assert [w.label for w in at.text_input if w.key == k("start_url")] == ["Folder"]
+    assert not {k("interval_min"), k("cron")} & keys()  # schedule "none": neither
+    _fill(at, "new", schedule_kind="interval")
+    assert k("interval_min") in keys() and k("cron") not in keys()
+    _fill(at, "new", schedule_kind="cron")
+    assert k("cron") in keys() and k("interval_min") not in keys()
+
+    missing = tmp_path / "no-such-folder"
+    _fill(at, "new", name="Board Minutes", start_url=str(missing), collection="minutes")
+    _save(at)
+    errs = errors(at)
+    assert f"folder {missing} does not exist" in errs, errs
+    assert not any("Errno" in e or "RAGSCOPE" in e or "crawl_allowed" in e for e in errs)
+    _fill(at, "new", start_url=str(tmp_path / "inbox"))
+    _save(at)
+    assert not errors(at), errors(at)
+    (src,) = _console_of(bare[0]).service.sources.list()
+    assert (src.name, src.kind, src.schedule_kind) == ("board-minutes", "folder", "cron")
+    assert "Created source board-minutes (the name “Board Minutes” became board-minutes: " \
+        "lower-case letters, digits, hyphens)." in successes(at), successes(at)

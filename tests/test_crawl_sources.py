@@ -235,35 +235,58 @@ def folder(path) -> SourceSpec:
 
 
 @pytest.mark.parametrize("path,message", [
-    ("/etc", "folder refused: /etc is inside /etc, a system path; never ingested unless "
-             "RAGSCOPE_INGEST_ROOTS names a folder there"),
-    ("/proc", "/proc is inside /proc, a system path"),
-    ("/root", "/root is inside /root, a system path"),
-    ("/var/lib", "/var/lib is inside /var/lib, a system path"),
-    ("/", "folder refused: / is the file-system root; never ingested"),
-    ("{tmp}/var", "folder refused: {tmp}/var is inside ragscope's own data ({tmp}/var); "
-                  "never ingested"),
-    ("{tmp}/allowed/../var", "is inside ragscope's own data"),
-    ("{tmp}/elsewhere", "folder refused: {tmp}/elsewhere is outside the folders that may be "
-                        "watched ({tmp}/allowed); RAGSCOPE_INGEST_ROOTS sets them"),
+    ("/etc", "/etc is in the system folder /etc, which cannot be watched (an administrator can "
+             "allow a folder there)"),
+    ("/proc", "/proc is in the system folder /proc"),
+    ("/root", "/root is in the system folder /root"),
+    ("/var/lib", "/var/lib is in the system folder /var/lib"),
+    ("/", "/ is the whole file system and cannot be watched"),
+    ("{tmp}/var", "{tmp}/var holds ragscope's own data and cannot be watched"),
+    ("{tmp}/allowed/../var", "holds ragscope's own data"),
+    ("{tmp}/elsewhere", "{tmp}/elsewhere is not in a folder that may be watched: {tmp}/allowed"),
     ("{tmp}/allowed/.ssh", "is a hidden folder"),
-    ("{tmp}/allowed/missing", "folder refused: {tmp}/allowed/missing is not a folder"),
+    ("{tmp}/allowed/missing", "folder {tmp}/allowed/missing does not exist"),
+    ("{tmp}/allowed/notes.txt", "{tmp}/allowed/notes.txt is a file, not a folder"),
+    ("", "enter the path of the folder to watch"),
 ])
 def test_watched_folder_outside_the_allowed_roots_is_refused(folder_sources, tmp_path, path,
                                                              message):
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "allowed" / ".ssh").mkdir()
+    (tmp_path / "allowed" / "notes.txt").write_text("x")
     tmp = str(tmp_path.resolve())
     with pytest.raises(InvalidCrawlSource) as e:
         folder_sources.create(folder(path.format(tmp=tmp)))
-    assert message.format(tmp=tmp) in e.value.errors["start_url"]
+    shown = e.value.errors["start_url"]
+    assert message.format(tmp=tmp) in shown
+    assert "Errno" not in shown and "RAGSCOPE" not in shown  # the user's words, no internals
     assert folder_sources.list() == []
+
+
+def test_folder_errors_never_offer_a_root_that_is_refused(tmp_path):
+    """Running as root, the default roots are the working directory and /root; /root is a
+    system path, so it is not offered as a watchable folder (the two messages contradicted
+    each other: "outside the folders that may be watched (/tmp/nc, /root)" and "inside
+    /root, a system path")."""
+    work = tmp_path / "work"
+    (work / "docs").mkdir(parents=True)
+    (tmp_path / "srv").mkdir()
+    default = PathPolicy([tmp_path / "var"], [work, "/root"], explicit=False)
+    assert default.watchable_roots() == [work.resolve()]
+    outside = default.check_watched(tmp_path / "srv")
+    assert outside.endswith(f"is not in a folder that may be watched: {work.resolve()}")
+    assert "/root" not in outside
+    assert default.check_watched("/root").startswith("/root is in the system folder /root")
+    assert default.check_watched(work / "docs") is None
+    nothing = PathPolicy([tmp_path / "var"], ["/root"], explicit=False)
+    assert nothing.check_watched(tmp_path / "srv") == (
+        "no folder may be watched on this server yet (an administrator chooses the folders)")
 
 
 def test_watched_folder_inside_an_allowed_root_is_accepted(folder_sources, tmp_path):
     src = folder_sources.create(folder(tmp_path / "allowed" / "inbox"))
     assert src.start_url == str((tmp_path / "allowed" / "inbox").resolve())
-    with pytest.raises(InvalidCrawlSource, match="a system path"):
+    with pytest.raises(InvalidCrawlSource, match="in the system folder /etc"):
         folder_sources.update(src.id, start_url="/etc")
     # without a path policy no folder source is accepted at all
     with pytest.raises(InvalidCrawlSource, match="not available"):
@@ -274,7 +297,7 @@ def test_watched_folder_inside_an_allowed_root_is_accepted(folder_sources, tmp_p
 def test_allowed_root_named_explicitly_opens_a_system_path(tmp_path):
     inside = PathPolicy([tmp_path / "var"], ["/usr/share"], explicit=True)
     assert inside.check_watched("/usr/share") is None
-    assert "system path" in inside.check_watched("/usr/lib")
+    assert "system folder" in inside.check_watched("/usr/lib")
     default = PathPolicy([tmp_path / "var"], ["/"], explicit=False)  # e.g. cwd is /
-    assert "system path" in default.check_watched("/usr/share")
-    assert "system path" in default.check_watched("/etc")
+    assert "system folder" in default.check_watched("/usr/share")
+    assert "system folder" in default.check_watched("/etc")

@@ -10,6 +10,7 @@ from backend.chat.format_check import (
     active_rules,
     apply_profile,
     check_dashes,
+    check_emojis,
     check_formatting,
     strip_markdown,
 )
@@ -114,3 +115,13 @@ def test_profiles():
     _, r = apply_profile("Done ✅", "markdown")
     assert not r["passed"] and r["issues"][0].startswith("emojis_forbidden")
     assert set(PROFILES) == {"markdown", "plain"}
+
+
+def test_arrows_stars_and_shapes_are_no_emojis():
+    """Unicode's emoji definition, not code-point ranges: ragscope's own compare answers
+    ("5“ → „4") were flagged "emojis_forbidden: 9 emoji(s) (→)"."""
+    text = "Abstimmung: 5 → 4 ⇒ ★ ✓ ► ▪ ↔ © ® ™ ❤ 1. Punkt [1]"
+    _, r = apply_profile(text, "markdown")
+    assert r["passed"], r["issues"]
+    found = check_emojis("ok 👍🏽, family 👨‍👩‍👧, flag 🇩🇪, keycap 1️⃣, warning ⚠️, ✅")
+    assert [f["text"] for f in found] == ["👍🏽", "👨\u200d👩\u200d👧", "🇩🇪", "1️⃣", "⚠️", "✅"]

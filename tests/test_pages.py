@@ -364,7 +364,7 @@ def test_upload_several_files_with_per_file_errors(app, bare, monkeypatch):
     assert len(at.status) == 4
     assert any("malware.exe: unsupported file type '.exe'" in e for e in errors(at))
     assert any("huge.txt: file is" in e and "over the upload limit" in e for e in errors(at))
-    assert "2 of 4 files ingested, 2 failed." in [w.value for w in at.warning]
+    assert "2 of 4 files ingested, 2 failed." in [plain(w.value) for w in at.warning]
     results = at.session_state[K.UPLOAD_RESULTS]
     assert [r["status"] for r in results] == ["new", "failed", "failed", "new"]
     rs = Ragscope(Settings(data_dir=data))

@@ -53,6 +53,10 @@ QUOTED_ANSWER = ("The manual is at [the manual](http://evil.example/m) [1]. The 
                  "![d](http://127.0.0.1:9/p.png) shows <http://auto.example> [2]. Visit "
                  "www.evil.example or http://evil.example/v :material/home: :red[x] $x$ "
                  "<img src=x onerror=alert(1)> **not bold** [1][2].")
+# An inventory answer (its "- " lines) and a table quoted as rows, with hostile text.
+LINED_ANSWER = ("These documents cover “pumps” (2):\n- Handbook [m](http://evil.example/m) [1]\n"
+                "- FAQ | Stadtwerke :red[x] [2]\n\nTask | Owner | Due\n"
+                "Run a load test | Jonas Albrecht | 24 May 2024")
 MODEL_ANSWER = ("## Summary\n\nThe pump is **checked daily** [1] and *logged* [2].\n\n"
                 "- see [manual](http://evil.example/m) and [[a](http://a.example)](http://b)\n"
                 "- image ![d](http://127.0.0.1:9/p.png) and <http://auto.example/x>\n"
@@ -173,3 +177,20 @@ def test_highlight_markdown_bolds_only_the_index_marks():
     assert ":orange-background[**pump**]" in md
     assert rendered_text(md.replace(":orange-background[**pump**]", "pump")) == \
         text.replace("{pump}", "pump")
+
+
+def test_quoted_answer_keeps_its_lists_and_table_rows():
+    """An inventory answer's "- " lines are a list, numbered lines an ordered list, a run
+    of "a | b | c" rows a table; their text stays escaped (was: literal "- " and "|")."""
+    answer = ("These documents cover “pumps” (2):\n- Handbook [the manual](http://e.example) "
+              "(handbook.pdf) [1]\n- FAQ | Stadtwerke (faq.html) [2]\n\n1. first :red[x] [1]\n"
+              "2. second [2]\n\nTask | Owner | Due\nRun a load test | Jonas | 24 May 2024")
+    md = answer_markdown(answer, rich=False)
+    assert hazards(md) == [], md
+    kinds = token_types(md)
+    assert {"bullet_list_open", "ordered_list_open", "table_open"} <= kinds, md
+    shown = rendered_text(md)
+    for literal in ("Handbook [the manual](http://e.example) (handbook.pdf) [1]",
+                    "FAQ | Stadtwerke (faq.html) [2]", "first :red[x] [1]", "Run a load test"):
+        assert literal in shown, literal
+    assert "- Handbook" not in shown and "Task | Owner" not in shown

@@ -1,6 +1,6 @@
-"""Comparison: two versions of one document (sections aligned by number and title: added,
-removed, changed with a word-level diff; extracted items added, removed, changed) and two
-documents (shared and differing topics, decisions, actions, configuration keys)."""
+"""Comparison: two versions of one document (sections paired by content, not number:
+backend/analysis/align.py; added, removed, changed with a word-level diff; extracted items
+added, removed, changed) and two documents (shared and differing topics, decisions, actions, configuration keys)."""
 from __future__ import annotations
 
 import difflib
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from backend.security.access import Scope
+from backend.analysis.align import match_sections
 from backend.analysis.source import SectionRef, Source, _owned_spans
 from backend.analysis.summaries import STOPWORDS
 from backend.analysis.types import DocumentRef, Item
@@ -42,6 +43,14 @@ class SectionChange:
     @property
     def label(self) -> str:
         return self.label_b or self.label_a or "(document start)"
+
+    @property
+    def heading(self) -> str:
+        """The label, with the old one when the section was renumbered or retitled
+        ("TOP 4: Verschiedenes (was TOP 3: Verschiedenes)")."""
+        if self.label_a and self.label_b and self.label_a != self.label_b:
+            return f"{self.label_b} (was {self.label_a})"
+        return self.label
 
 
 @dataclass
@@ -95,33 +104,16 @@ def own_texts(src: Source) -> dict[int, str]:
     return {k: "".join(v) for k, v in out.items()}
 
 
-def _key(label: str) -> str:
-    return " ".join(label.lower().split())
-
-
 def align(a: Source, b: Source) -> list[tuple[SectionRef | None, SectionRef | None]]:
-    """Pairs of sections of two versions: by label, then by number, then by similar title."""
+    """Pairs of sections of two versions, matched by content (backend/analysis/align.py:
+    titles without their numbering and own texts, one optimal assignment), so a renumbered
+    section stays paired with itself; in the order of version B."""
     sa = [s for s in a.sections if s.label]
     sb = [s for s in b.sections if s.label]
-    pairs: list[tuple[SectionRef | None, SectionRef | None]] = []
-    used_a: set[int] = set()
-    used_b: set[int] = set()
-
-    def take(match) -> None:
-        for x in sa:
-            if x.ordinal in used_a:
-                continue
-            for y in sb:
-                if y.ordinal not in used_b and match(x, y):
-                    pairs.append((x, y))
-                    used_a.add(x.ordinal)
-                    used_b.add(y.ordinal)
-                    break
-
-    take(lambda x, y: _key(" > ".join(x.path)) == _key(" > ".join(y.path)))
-    take(lambda x, y: _key(x.label) == _key(y.label))
-    take(lambda x, y: bool(x.number) and x.number == y.number and x.kind == y.kind)
-    take(lambda x, y: fuzz.ratio(_key(x.label), _key(y.label)) >= 85)
+    pairs: list[tuple[SectionRef | None, SectionRef | None]] = list(
+        match_sections(sa, sb, own_texts(a), own_texts(b)))
+    used_a = {x.ordinal for x, _ in pairs}
+    used_b = {y.ordinal for _, y in pairs}
     pairs += [(x, None) for x in sa if x.ordinal not in used_a]
     pairs += [(None, y) for y in sb if y.ordinal not in used_b]
     pairs.insert(0, (a.sections[0], b.sections[0]))  # the text before the first heading

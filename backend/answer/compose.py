@@ -130,6 +130,25 @@ def details(i: Item, lang: str) -> str:
     return "; ".join(x for x in out if x)
 
 
+_ID_CELL = re.compile(r"^[\w./-]{1,16}$")
+
+
+def row_text(text: str, i: Item) -> str:
+    """An item found in a table row ("A-24-07 | Run a load test | Jonas Albrecht | 24 May
+    2024") as words: the owner's and the due date's cells are left out (the details name
+    them), a short id leads ("A-24-07: Run a load test"), other cells joined by commas."""
+    from backend.analysis.dates import find_dates
+
+    owner = str(i.fields.get("owner") or "").strip().lower()
+    cells = [c.strip() for c in text.split(" | ") if c.strip()]
+    if i.fields.get("due"):
+        cells = [c for c in cells if not (find_dates(c) and len(c) <= 30)]
+    cells = [c for c in cells if not owner or c.lower() != owner] or cells
+    if len(cells) > 1 and _ID_CELL.match(cells[0]):
+        return f"{cells[0]}: " + ", ".join(cells[1:])
+    return ", ".join(cells)
+
+
 def item_line(n: int, i: Item, cite: int, lang: str) -> str:
     """`n. quote (details) – section, p. X [cite]`."""
     where = i.section or ""
@@ -140,6 +159,8 @@ def item_line(n: int, i: Item, cite: int, lang: str) -> str:
     if i.extractor == "config_keys" and text != i.text:
         text = f"{i.text}: {text}"
     d = details(i, lang)
+    if " | " in text:
+        text = row_text(text, i)
     return (f"{n}. {text}" + (f" ({d})" if d else "") + (f" – {where}" if where else "")
             + f" [{cite}]")
 

@@ -3,7 +3,7 @@ by code, never by a model, because models hallucinate on them ("2 dashes found" 
 without any). Rules, each switched on by the answer profile's configuration:
 
 | rule                        | configuration                                  | check                         |
-| emojis_forbidden            | structure.formatting.emojis = false             | Unicode ranges + bullet emojis |
+| emojis_forbidden            | structure.formatting.emojis = false             | Unicode emoji properties       |
 | markdown_forbidden          | structure.output.format = "plain text"          | **bold**, *italic*, # headers  |
 | bold_forbidden              | structure.formatting.bold = false               | **text**, __text__             |
 | dashes_forbidden            | profile.grammar_and_syntax.dashes = "forbidden" | – (U+2013), — (U+2014)         |
@@ -20,18 +20,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import regex
+
 MAX_EXCLAMATION_MARKS = 2
 _POINTS_PER_RULE = 2
 
-_EMOJI = re.compile(
-    "[\U0001F000-\U0001FAFF"  # pictographs, emoticons, transport, symbols & pictographs ext.
-    "\U00002600-\U000027BF"  # miscellaneous symbols, dingbats (✅ ✔ ❌ ➡ …)
-    "\U00002B00-\U00002BFF"  # arrows and stars (⭐ ⬆ …)
-    "\U0001F1E6-\U0001F1FF"  # regional indicators (flags)
-    "\U0000FE0F\U0000200D\U000020E3"  # emoji variation selector, joiner, keycap
-    "\U00002190-\U000021FF"  # arrows used as bullets (→ ⇒)
-    "\U000025A0-\U000025FF"  # geometric shapes used as bullets (▪ ► ◆)
-    "]")
+# An emoji as Unicode defines it (UTS #51): a character shown as emoji by default
+# (Emoji_Presentation), a pictograph made emoji by VS16, or a keycap; with its skin-tone
+# modifiers and ZWJ-joined parts it counts once. Arrows, stars and geometric shapes (→ ★ ▪)
+# are text: the old code-point ranges called ragscope's own "→" an emoji.
+_PICTO = r"(?:\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F)\p{Emoji_Modifier}?\uFE0F?"
+_EMOJI = regex.compile(rf"\p{{Regional_Indicator}}{{2}}|{_PICTO}(?:\u200D(?:{_PICTO}|\p{{Extended_Pictographic}}))*"
+                       r"|[0-9#*]\uFE0F?\u20E3")
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__", re.S)
 _ITALIC = re.compile(r"(?<![*\w])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![*\w])")
 _HEADER = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S.*$", re.M)
@@ -95,7 +95,7 @@ def active_rules(structure_config: dict | None, profile_config: dict | None) -> 
 
 def check_emojis(text: str) -> list[dict]:
     return [{"type": "emoji", "position": m.start(), "text": m.group()}
-            for m in _EMOJI.finditer(text) if m.group() not in "\u200d\ufe0f"]
+            for m in _EMOJI.finditer(text)]
 
 
 def check_markdown(text: str) -> list[dict]:

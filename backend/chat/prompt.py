@@ -101,6 +101,13 @@ def split_answer_sentences(text: str) -> list[str]:
     return [s for line in text.splitlines() for s in split_sentences(line)]
 
 
+def _heading(sentence: str) -> bool:
+    """A lead-in ("These documents cover “x” (3):") or a Markdown heading states no claim of
+    its own: the lines under it do, and they carry the citations."""
+    s = sentence.strip()
+    return s.endswith(":") or s.startswith("#")
+
+
 def check_citations(answer: str, n_sources: int) -> dict:
     """{"cited", "uncited", "invalid", "uncited_sentences", "sentences", "ok"}: `invalid`
     are numbers with no such source; `ok` means no invalid number and every sentence cited."""
@@ -108,8 +115,8 @@ def check_citations(answer: str, n_sources: int) -> dict:
     valid = {n for n in nums if 1 <= n <= n_sources}
     invalid = sorted({n for n in nums if not 1 <= n <= n_sources})
     sentences = split_answer_sentences(answer)
-    bare = [s for s in sentences
-            if not _CITE.search(s) and len(re.findall(r"\w+", s)) >= _MIN_WORDS]
+    bare = [s for s in sentences if not _CITE.search(s) and not _heading(s)
+            and len(re.findall(r"\w+", s)) >= _MIN_WORDS]
     return {"cited": sorted(valid),
             "uncited": [n for n in range(1, n_sources + 1) if n not in valid],
             "invalid": invalid, "uncited_sentences": bare, "sentences": len(sentences),

@@ -32,6 +32,7 @@ from backend.chatbots.spec import (
     BotConfig,
     BuildOptions,
     collection_from_url,
+    name_from_collections,
     slugify,
     validate_build,
     validate_config,
@@ -175,7 +176,8 @@ class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
             host = (urlsplit(url).hostname or "").removeprefix("www.")
             slug = slug or slugify(name or f"bot {host}")
             name = name or f"Chatbot for {host}"
-        else:
+        else:  # existing collections only: the name from them unless given
+            name = name or name_from_collections(collections)
             slug = slug or slugify(name)
         wanted = ([opts.collection] if opts else []) + [c for c in collections if c]
         wanted = list(dict.fromkeys(wanted))

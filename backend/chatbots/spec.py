@@ -70,6 +70,16 @@ def slugify(text: str, max_len: int = 100) -> str:
     return s[:max_len].strip("-")
 
 
+def name_from_collections(collections) -> str:
+    """The default name of a bot that answers from existing collections only (there is no
+    URL to derive it from): "Chatbot for handbuch, samples" (at most three named)."""
+    names = [c for c in collections if c]
+    if not names:
+        return ""
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"Chatbot for {', '.join(names[:3])}{more}"
+
+
 def collection_from_url(url: str) -> str:
     """F07: the collection name of a URL: its host without `www.` and its path."""
     parts = urlsplit(url.strip())

@@ -123,7 +123,7 @@ def cmd_compare(a) -> int:
         for s in c.sections:
             if s.status == "unchanged":
                 continue
-            print(f"\n{s.status.upper():<9} {s.label}")
+            print(f"\n{s.status.upper():<9} {s.heading}")
             for op in s.ops:
                 if op.op != "equal":
                     print(f"   {op.op:<7} - {_cell(op.a, 60)!s:<60}  + {_cell(op.b, 60)}")

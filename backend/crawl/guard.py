@@ -37,8 +37,13 @@ def system_resolver(host: str, port: int) -> list[str]:
     """All addresses the system resolver returns for host (IPv4 and IPv6)."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as e:
-        raise UrlRefused(host, f"host name cannot be resolved ({e})") from None
+    except socket.gaierror as e:  # in words, not "[Errno -2] Name or service not known"
+        missing = e.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", None))
+        raise UrlRefused(host, f"the host {host} does not exist, it has no DNS entry" if missing
+                         else f"the host {host} cannot be looked up now (DNS: "
+                              f"{e.strerror or e})") from None
+    except UnicodeError:
+        raise UrlRefused(host, f"the host name {host} is not a valid name") from None
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 

@@ -51,8 +51,12 @@ class SourceSpec:
 
 
 def slug(text: str, max_len: int = 100) -> str:
-    """A valid name from any text: `https://www.Example.org/docs` -> `www-example-org-docs`."""
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """A valid name from any text: `https://www.Example.org/docs` -> `www-example-org-docs`,
+    `Protokolle Ausschüsse` -> `protokolle-ausschuesse`."""
+    text = text.lower()
+    for a, b in (("ä", "ae"), ("ö", "oe"), ("ü", "ue"), ("ß", "ss")):
+        text = text.replace(a, b)
+    s = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
     return s[:max_len].strip("-") or "source"
 
 
@@ -118,8 +122,10 @@ def validate(spec: SourceSpec, guard: UrlGuard,
     elif spec.kind == "folder":
         if folders is None:
             errors["start_url"] = "watched folders are not available here (no path policy)"
+        elif not spec.start_url:
+            errors["start_url"] = "enter the path of the folder to watch"
         elif (msg := folders.check_watched(spec.start_url)) is not None:
-            errors["start_url"] = f"folder refused: {msg}"
+            errors["start_url"] = msg
     else:
         errors["kind"] = "kind must be web or folder"
     return errors
@@ -130,7 +136,7 @@ def _normalised(spec: SourceSpec) -> SourceSpec:
     d["name"], d["collection"] = spec.name.strip(), spec.collection.strip()
     d["start_url"] = spec.start_url.strip()
     d["schedule_value"] = str(spec.schedule_value or "").strip()
-    if spec.kind == "folder":
+    if spec.kind == "folder" and d["start_url"]:  # empty stays empty: "enter the path"
         d["start_url"] = str(Path(d["start_url"]).expanduser().resolve())
     return SourceSpec(**d)
 

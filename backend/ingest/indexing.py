@@ -102,12 +102,13 @@ class Links:
             s, name, knowledge_base=self.knowledge_base
             or self.settings.default_knowledge_base)
 
-    def link(self, s, collection: str | None, doc: Document, linked: list[int]) -> None:
+    def link(self, s, collection: str | None, doc: Document, linked: list[int]) -> bool:
         """Put the document into the collection; note it when its indexed chunks must learn
-        (backend/ingest/memberships.py)."""
-        if collection and repo.link(s, self.collection(s, collection), doc.id) \
-                and doc.active_version_id is not None:
+        (backend/ingest/memberships.py). True when it was not in the collection before."""
+        added = bool(collection) and repo.link(s, self.collection(s, collection), doc.id)
+        if added and doc.active_version_id is not None:
             linked.append(doc.id)
+        return added
 
     def linked(self, doc_ids: list[int], defer: bool) -> None:
         """Documents whose indexed chunks joined a collection: rewrite their tokens now, or,

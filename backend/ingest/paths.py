@@ -101,21 +101,38 @@ class PathPolicy:
                         f"{_ROOTS_SETTING} names a folder there")
         return None
 
+    def watchable_roots(self) -> list[Path]:
+        """The roots a watched folder may lie in: those not refused themselves (for root,
+        the default home root /root is a system path and opens nothing, so it is not
+        offered: the old message listed it and then refused every folder in it)."""
+        return [r for r in self.roots if self.refusal(r) is None]
+
     def check_watched(self, folder: str | Path) -> str | None:
-        """Why a folder may not be watched (a folder crawl source); None when it may."""
+        """Why a folder may not be watched (a folder crawl source), in the user's words
+        (no setting names, no errno); None when it may."""
         resolved = _resolve(folder)
+        if not resolved.exists():
+            return f"folder {folder} does not exist"
         if not resolved.is_dir():
-            return f"{folder} is not a folder"
-        reason = self.refusal(resolved)
-        if reason:
-            return f"{resolved} is {reason}"
-        root = next((r for r in self.roots if _inside(resolved, r)), None)
+            return f"{folder} is a file, not a folder"
+        if any(_inside(resolved, p) for p in self.private):
+            return f"{resolved} holds ragscope's own data and cannot be watched"
+        if resolved == Path(resolved.anchor):
+            return "/ is the whole file system and cannot be watched"
+        sysdir = next((d for d in self.system if _inside(resolved, d)), None)
+        if sysdir is not None and self.refusal(resolved):
+            return (f"{resolved} is in the system folder {sysdir}, which cannot be watched "
+                    "(an administrator can allow a folder there)")
+        usable = self.watchable_roots()
+        root = next((r for r in usable if _inside(resolved, r)), None)
         if root is None:
-            where = ", ".join(map(str, self.roots))
-            return (f"{resolved} is outside the folders that may be watched ({where}); "
-                    f"{_ROOTS_SETTING} sets them")
+            if not usable:
+                return ("no folder may be watched on this server yet (an administrator "
+                        "chooses the folders)")
+            return (f"{resolved} is not in a folder that may be watched: "
+                    f"{', '.join(map(str, usable))}")
         if any(part.startswith(".") for part in resolved.relative_to(root).parts):
-            return f"{resolved} is a hidden folder (a path part starts with '.')"
+            return f"{resolved} is a hidden folder (a name in its path starts with '.')"
         return None
 
     # ---- finding files ------------------------------------------------------------------

@@ -25,6 +25,9 @@ class IngestOutcome:
     note: str | None = None  # how the document was chosen (a version by file name, ...)
     read_back: int = 0  # chunks searched for by their own vector after the write
     unretrievable: list[str] = field(default_factory=list)  # ... and not found in the top 10
+    title: str | None = None  # of the stored document a duplicate/unchanged file matched
+    collection: str | None = None  # the collection the file was uploaded into
+    added_to_collection: bool = False  # the matched document joined `collection` just now
 
     @property
     def ok(self) -> bool:
@@ -34,6 +37,23 @@ class IngestOutcome:
         """What a job's result keeps of it (the API's job status lists these)."""
         return {"filename": self.filename, "status": self.status,
                 "document_id": self.document_id, "chunks": self.chunks, "error": self.error}
+
+
+def linked_outcome(filename: str, status: str, doc, version, collection: str | None,
+                   added: bool) -> IngestOutcome:
+    """A file whose content is stored already (`duplicate`, or `unchanged` from the same
+    source): nothing new is extracted or embedded. The outcome names the stored document and
+    says whether it joined the upload's collection, so the uploader can find it (a bare
+    "ingested" with a green check read as if a new document had been made). An unchanged
+    file gets no note: a folder ingested again would print one line per file."""
+    title = doc.title or doc.filename
+    where = (f"added it to collection {collection}" if added else
+             f"it is in collection {collection} already") if collection else ""
+    note = (f"Nothing new stored: the same content as document {doc.id} ({title}, version "
+            f"{version.number})" + (f"; {where}." if where else ".")
+            if status == "duplicate" else None)
+    return IngestOutcome(filename, status, doc.id, version.id, 0, note=note, title=title,
+                         collection=collection, added_to_collection=added)
 
 
 @dataclass

@@ -39,6 +39,7 @@ from backend.ingest.records import (  # noqa: F401  (re-exported for callers)
     _first_line_title,
     _Pending,
     chunk_id,
+    linked_outcome,
     mark_failed,
     sha256_bytes,
     write_sections,
@@ -285,15 +286,15 @@ class Ingestor:
             existing = reusable(readable, job_id, source_uri)
             if existing is not None and existing.status == "indexed":
                 doc = existing.document
-                self.links.link(s, collection, doc, linked)
+                added = self.links.link(s, collection, doc, linked)
                 same_source = doc.source_uri == source_uri
-                early = IngestOutcome(filename, "unchanged" if same_source else "duplicate",
-                                      doc.id, existing.id, 0)
+                early = linked_outcome(filename, "unchanged" if same_source else "duplicate",
+                                       doc, existing, collection, added)
             elif (existing is not None and existing.status in ("pending", "indexing")
                     and (existing.meta or {}).get("job_id") == job_id):  # twice in one batch
-                self.links.link(s, collection, existing.document, linked)
-                early = IngestOutcome(filename, "duplicate", existing.document_id, existing.id,
-                                      0)
+                added = self.links.link(s, collection, existing.document, linked)
+                early = linked_outcome(filename, "duplicate", existing.document, existing,
+                                       collection, added)
             else:
                 doc, version, note, matched = self.writer.pending_version(
                     s, existing, sha, held, len(data), filename=filename,

@@ -106,12 +106,63 @@ def answer_markdown(text: str, *, rich: bool, bold: bool = False) -> str:
     `rich=True`: the model's own Markdown structure is kept, every link, image, autolink and
     piece of HTML becomes text."""
     if not rich:
-        md = md_text(text)
+        md = text_blocks(text)
         return _ESCAPED_BOLD.sub(r"**\1**", md) if bold else md
     try:
         return _sanitiser().render(text).rstrip("\n")
     except Exception:  # noqa: BLE001  a parser/renderer bug must not show the raw answer
         return md_text(text)
+
+
+_BULLET = re.compile(r"^[-*•]\s+(?=\S)")
+_NUMBERED = re.compile(r"^(\d{1,3})[.)]\s+(?=\S)")
+_ROW_SPLIT = re.compile(r"\s+\|\s+")
+
+
+def _kind(line: str) -> str:
+    if _BULLET.match(line):
+        return "bullet"
+    if _NUMBERED.match(line):
+        return "numbered"
+    return "row" if " | " in line.strip("| ") else "text"
+
+
+def _block(kind: str, lines: list[str]) -> str:
+    """One run of same-kind lines as Markdown; every piece of text in it escaped."""
+    if kind == "bullet":
+        return "\n".join("- " + _escape(_BULLET.sub("", x)) for x in lines)
+    if kind == "numbered":
+        return "\n".join(f"{_NUMBERED.match(x).group(1)}. " + _escape(_NUMBERED.sub("", x))
+                         for x in lines)
+    if kind == "row":
+        rows = [_ROW_SPLIT.split(x.strip("| ")) for x in lines]
+        width = max(len(r) for r in rows)
+        if len(rows) >= 2:  # the first row is the table's header, as in the document
+            rows = [r + [""] * (width - len(r)) for r in rows]
+            out = ["| " + " | ".join(_escape(c) for c in rows[0]) + " |",
+                   "|" + "---|" * width]
+            return "\n".join(out + ["| " + " | ".join(_escape(c) for c in r) + " |"
+                                    for r in rows[1:]])
+        if width >= 3:  # one row ("A-24-07 | Run a load test | Jonas Albrecht"): its cells
+            return "\n".join("- " + _escape(c) for c in rows[0])
+    return "  \n".join(_escape(x) for x in lines)
+
+
+def text_blocks(text: Any) -> str:
+    """A quoted or plain-text answer as Markdown that keeps its line structure and nothing
+    else: "- " lines a bullet list, "1. " lines a numbered list, runs of "a | b | c" rows a
+    table (one row of three or more cells: its cells as a list), other lines text with
+    their line breaks; every piece of text escaped like md_escape. (md_text showed lists
+    and rows as literal "- " and "|" lines.)"""
+    lines = [x.strip() for x in str(text).replace("\r", "").split("\n")]
+    blocks: list[tuple[str, list[str]]] = []
+    for line in lines:
+        kind = _kind(line) if line else "blank"
+        if blocks and blocks[-1][0] == kind and kind != "blank":
+            blocks[-1][1].append(line)
+        else:
+            blocks.append((kind, [line]))
+    return "\n\n".join(_block(k, ls) for k, ls in blocks if k != "blank")
 
 
 class _SafeRenderers:

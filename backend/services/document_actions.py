@@ -109,6 +109,40 @@ def ingest_uploads(rs: Ragscope, files: Sequence[tuple[str, bytes]], actor: Acto
         report_to_job=job_id is not None)
 
 
+STATUS_LABELS = {"new": "ingested as a new document", "new_version": "ingested as a new version",
+                 "duplicate": "already stored (same content)", "unchanged": "unchanged",
+                 "failed": "failed", "refused": "refused"}
+
+
+def outcome_label(o) -> str:
+    """One line per uploaded file: what happened and to which document ("report.pdf —
+    already stored (same content) as document 12 “Annual report”"), with the chunk count
+    of what was ingested."""
+    label = f"{o.filename} — {STATUS_LABELS.get(o.status, o.status)}"
+    if o.status in ("duplicate", "unchanged") and o.document_id:
+        label += f" as document {o.document_id:d}" + (f" “{o.title}”" if o.title else "")
+    elif o.ok and o.document_id:
+        label += f" (document {o.document_id:d})"
+    if o.ok and o.chunks:
+        label += f", {o.chunks:d} chunks"
+    return label
+
+
+def batch_message(outcomes: Sequence) -> tuple[str, bool]:
+    """The line under an upload: how many files made new documents or versions, how many
+    were stored already, how many failed; and whether anything failed."""
+    from collections import Counter
+
+    n = Counter("failed" if not o.ok else "stored" if o.status in ("duplicate", "unchanged")
+                else "new" for o in outcomes)
+    parts = [f"{n['new']} of {len(outcomes)} files ingested"]
+    if n["stored"]:
+        parts.append(f"{n['stored']} already stored (nothing new ingested)")
+    if n["failed"]:
+        parts.append(f"{n['failed']} failed")
+    return ", ".join(parts) + ".", bool(n["failed"])
+
+
 def unretrievable_message(outcomes: Sequence) -> str | None:
     """One sentence naming the files whose chunks the read-back after the write could not
     find by vector search (the upload page shows it as an error), or None."""

@@ -120,10 +120,29 @@ def spec_from_form(values: dict[str, Any]) -> SourceSpec:
     d = {k: v for k, v in values.items() if k in known}
     for k in ("name", "start_url", "collection"):
         d[k] = str(d.get(k) or "").strip()
+    d["name"] = form_name(d["name"])
     for k in ("max_pages", "max_depth", "concurrency"):
         d[k] = int(d[k]) if d.get(k) is not None else 0
     d["delay_s"] = float(d["delay_s"]) if d.get("delay_s") is not None else -1.0
     return SourceSpec(**{**d, "schedule_kind": kind, "schedule_value": schedule_value})
+
+
+def form_name(entered: str) -> str:
+    """The source name a user typed, made a valid one ("Protokolle Ausschüsse" ->
+    "protokolle-ausschuesse"); empty stays empty (the form then says it is required)."""
+    from backend.crawl.sources import slug
+
+    entered = (entered or "").strip()
+    return slug(entered) if entered else ""
+
+
+def saved_message(entered: str | None, src: CrawlSource, created: bool) -> str:
+    """The line after saving, with the name the source got when it differs from the typed one."""
+    msg = f"{'Created' if created else 'Saved'} source {src.name}"
+    typed = (entered or "").strip()
+    if typed and typed != src.name:
+        msg += f" (the name “{typed}” became {src.name}: lower-case letters, digits, hyphens)"
+    return msg + "."
 
 
 def form_errors(e: InvalidCrawlSource) -> dict[str, str]:

@@ -265,6 +265,7 @@ BOTS_URL = "bots.url"
 BOTS_NAME = "bots.name"
 BOTS_COLLECTION = "bots.collection"
 BOTS_USE = "bots.use"  # existing collections
+BOTS_SOURCE = "bots.source"  # "site" (crawl a URL) or "collections" (existing ones only)
 BOTS_PAGES = "bots.max_pages"
 BOTS_DEPTH = "bots.max_depth"
 BOTS_CREATE = "bots.create"
@@ -288,7 +289,7 @@ BOT_CHAT_SESSIONS = "bot_chat.sessions"  # {slug: conversation uuid}
 BOT_CHAT_INPUT = "bot_chat.input"
 DEFAULTS.update({BOTS_SLUG: None, BOTS_STEP: 1, BOTS_FLASH: None, BOTS_ERRORS: None,
                  BOTS_TEST_SESSION: None, BOTS_TEST_LAST: None, BOT_CHAT_SESSIONS: None,
-                 BOTS_DRAFT: None, BOTS_NONCE: 0})
+                 BOTS_DRAFT: None, BOTS_NONCE: 0, BOTS_SOURCE: "site"})
 
 
 def bots_field(slug: str, nonce: int, field: str) -> str:
