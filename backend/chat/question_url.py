@@ -118,6 +118,7 @@ def without_url(question: str, page: "QuestionPage | None" = None) -> str:
             question[m.start() + len(m.group(0).rstrip(_TRAILING)):])
     rest = _AT_URL.sub(" ", rest).replace("\x00", " ")
     rest = " ".join(_INSTRUCTION.sub(" ", rest).split()).strip(" :,;-")
+    rest = re.sub(r"\s+([?.!,;:])", r"\1", rest)
     if not re.search(r"\w{2,}", rest):
         return page.title if page is not None and page.used and page.title else question
     return rest
