@@ -78,6 +78,27 @@ def test_the_page_answers_as_a_cited_web_source_and_is_not_indexed(make_rs, site
     assert stored.sources[0]["url"] == url and stored.sources[0]["quote"] == web["quote"]
 
 
+def _pdf() -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    pdf.multi_cell(0, 8, "Tarifblatt Parkhaus Nord. Die Tageskarte kostet 14,50 EUR. "
+                   "Die Einfahrt ist rund um die Uhr moeglich.")
+    return bytes(pdf.output())
+
+
+def test_a_pdf_answers_and_a_bare_summary_request_quotes_the_page(make_rs, site):
+    site.routes["/tarif.pdf"] = Reply(body=_pdf(), ctype="application/pdf")
+    rs, svc, sess = _chat(make_rs, site)
+    m = _ask(svc, sess, f"Was kostet die Tageskarte laut {site.base}/tarif.pdf?")
+    assert "14,50" in m.content and m.sources[0]["kind"] == "web", m.content
+    assert m.sources[0]["file_type"] == "pdf" and m.sources[0]["cited"]
+    m = _ask(svc, sess, f"Fasse diese Seite zusammen: {site.base}/info.html")
+    assert m.sources[0]["cited"] and "Parkhaus Am Markt" in m.content, m.content
+
+
 def _all():
     from backend.index.base import IndexFilter
     return IndexFilter()
