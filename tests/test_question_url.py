@@ -182,3 +182,34 @@ def test_ask_api_cites_the_page(make_rs, site):
 def test_the_url_and_the_query_without_it(q, url, query):
     assert question_url.find_url(q) == url
     assert question_url.without_url(q) == query
+
+
+def test_the_chat_page_shows_the_web_source_with_link_and_quote(tmp_path, monkeypatch, site,
+                                                                 shared_embedder):
+    from backend.config import Settings
+    from backend.services.container import Ragscope
+    from streamlit.testing.v1 import AppTest
+    from tests.page_support import build_data_dir, login_as, plain
+
+    data = tmp_path / "var"
+    build_data_dir(data, shared_embedder, [])
+    rs = Ragscope(Settings(data_dir=data, crawl_allowed_hosts=f"127.0.0.1:{site.port}"))
+    rs.embedder = shared_embedder
+    url = site.base + "/info.html"
+    sess = ChatService(rs).create_session("viewer")
+    _ask(ChatService(rs), sess, HEIGHT_Q.format(url=url))
+    rs.close()
+    import backend.embed.embedder
+    from pathlib import Path
+
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
+    monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
+    chat_page = Path(__file__).resolve().parent.parent / "pages" / "chat.py"
+    at = AppTest.from_file(str(chat_page), default_timeout=90)
+    login_as(at, "viewer")
+    at.query_params["session"] = sess.uuid
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = "\n".join(plain(m.value) for m in at.markdown)
+    assert "web page from the question" in shown and url in shown
+    assert "Die maximale Fahrzeughöhe beträgt 2,10 m" in shown
