@@ -17,6 +17,7 @@ from backend.ingest.service import Ingestor
 from backend.security.access import Scope
 from backend.store.models import Document, RetrievalTrace
 from tests.crawl_site_support import Reply, Site, page
+from tests.page_support import app, components  # noqa: F401  (fixtures)
 
 PARKING = page("Parkhaus Am Markt", "Das Parkhaus Am Markt hat 420 Stellplätze. Die maximale "
                "Fahrzeughöhe beträgt 2,10 m. Geöffnet ist täglich von 6 bis 23 Uhr.")
@@ -185,11 +186,11 @@ def test_the_url_and_the_query_without_it(q, url, query):
 
 
 def test_the_chat_page_shows_the_web_source_with_link_and_quote(tmp_path, monkeypatch, site,
-                                                                 shared_embedder):
+                                                                 shared_embedder, app):
     from backend.config import Settings
     from backend.services.container import Ragscope
     from streamlit.testing.v1 import AppTest
-    from tests.page_support import build_data_dir, login_as, plain
+    from tests.page_support import build_data_dir, login_as, open_page, plain
 
     data = tmp_path / "var"
     build_data_dir(data, shared_embedder, [])
@@ -197,7 +198,7 @@ def test_the_chat_page_shows_the_web_source_with_link_and_quote(tmp_path, monkey
     rs.embedder = shared_embedder
     url = site.base + "/info.html"
     sess = ChatService(rs).create_session("viewer")
-    _ask(ChatService(rs), sess, HEIGHT_Q.format(url=url))
+    msg = _ask(ChatService(rs), sess, HEIGHT_Q.format(url=url))
     rs.close()
     import backend.embed.embedder
     from pathlib import Path
@@ -213,3 +214,8 @@ def test_the_chat_page_shows_the_web_source_with_link_and_quote(tmp_path, monkey
     shown = "\n".join(plain(m.value) for m in at.markdown)
     assert "web page from the question" in shown and url in shown
     assert "Die maximale Fahrzeughöhe beträgt 2,10 m" in shown
+    at = app(data, "viewer")  # the query-debug page shows the stage and its outcome
+    at.query_params["trace"] = msg.trace_id
+    open_page(at, "query_debug")
+    shown = "\n".join(plain(m.value) for m in at.markdown)
+    assert "question URL" in shown and f"fetched {len(PARKING):,} bytes (HTTP 200)" in shown
