@@ -100,6 +100,23 @@ def test_a_pdf_answers_and_a_bare_summary_request_quotes_the_page(make_rs, site)
     assert m.sources[0]["cited"] and "Parkhaus Am Markt" in m.content, m.content
 
 
+def test_a_model_gets_the_page_as_source_1_and_the_question_as_asked(make_rs, site):
+    from tests.test_chat import FakeProvider
+
+    rs, _, _ = _chat(make_rs, site)
+    llm = FakeProvider("Die maximale Fahrzeughöhe beträgt 2,10 m [1].")
+    svc = ChatService(rs, provider_factory=lambda name: llm)
+    sess = svc.create_session("alice", provider="anthropic")
+    q = HEIGHT_Q.format(url=site.base + "/info.html")
+    m = _ask(svc, sess, q)
+    req = llm.requests[-1]
+    assert req.evidence[0].n == 1 and "2,10 m" in req.evidence[0].text
+    assert req.evidence[0].document == "Parkhaus Am Markt"
+    prompt = req.messages[-1].content
+    assert q in prompt and 'id="1" document="Parkhaus Am Markt"' in prompt
+    assert m.sources[0]["cited"] and "2,10 m" in m.sources[0]["quote"]
+
+
 def _all():
     from backend.index.base import IndexFilter
     return IndexFilter()
