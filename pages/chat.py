@@ -41,6 +41,7 @@ from backend.ui.citations import (
     source_passage_markdown,
     trace_params,
     trace_url,
+    web_source_markdown,
 )
 from pages._feedback import feedback_row, ratings
 from pages._common import (
@@ -125,6 +126,8 @@ def _session_totals(s: SessionInfo) -> str:
 
 
 def _source_line(src: dict, trace_id: str | None, question: str | None) -> str:
+    if src.get("kind") == "web":  # the page of a URL in the question
+        return web_source_markdown(src)
     if src.get("deleted"):  # text, title and links went with the document
         return (f"**[{src['n']:d}]** :gray[deleted document] · score {src['score']:.3f}"
                 + (" · " + md_link("retrieval trace", trace_url(trace_id, question))

@@ -122,12 +122,15 @@ def test_the_document_named_beats_the_previous_answers_document(chat_rs):
 
 
 def test_a_url_question_is_not_hijacked_into_a_summary(chat_rs):
-    """Was: a summary of an unrelated status report, the question ignored. The page is not in
-    the documents, so the answer says nothing was found; the trace notes the URL."""
+    """Was: a summary of an unrelated status report, the question ignored. The page cannot
+    be fetched here (example.org does not resolve in tests; the fetched case is in
+    tests/test_question_url.py) and is not in the documents, so the answer says nothing was
+    found and names the URL; the trace notes the URL."""
     msg, _ = _ask(chat_rs, "Fasse diese Seite zusammen: https://example.org/info.html und nenne "
                            "die maximale Fahrzeughöhe")
     assert msg.provider != "analysis" and not msg.content.startswith("Zusammenfassung")
     assert msg.content in NOT_FOUND
+    assert "https://example.org/info.html was not used" in (msg.notice or ""), msg.notice
     route = _route(chat_rs, msg)
     assert route["path"] == "url" and route["url"] == "https://example.org/info.html"
     assert "URL in the question" in route["why"]

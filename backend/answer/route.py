@@ -102,16 +102,19 @@ class Routed:
 def route(chat, sess, q: str, scope: Scope) -> Routed:
     """Decide the route of a chat question; with `answer` set when the analysis answers.
     Only documents `scope` may read are candidates (the asker's scope)."""
+    from backend.chat import question_url
     from backend.retrieval.query import parse_query
 
     t0 = time.perf_counter()
     url = _URL.search(q)
-    passage = {"url": url.group(0) if url else None,
+    passage = {"url": question_url.find_url(q) if url else None,
                "inventory": not url and parse_query(q).inventory}
-    if not chat.rs.settings.chat_analysis_route:
+    if not chat.rs.settings.chat_analysis_route and not url:
         return Routed(None, "analysis routing is off (RAGSCOPE_CHAT_ANALYSIS_ROUTE)", _ms(t0),
                       **passage)
-    if url or not has_cue(q):  # cheap first pass: most questions stop here
+    if url:  # a URL in the question: its page and the passages answer (issue 22, 26)
+        return Routed(None, question_url.route_reason(passage["url"]), _ms(t0), **passage)
+    if not has_cue(q):  # cheap first pass: most questions stop here
         return Routed(None, explain(q)[1], _ms(t0), **passage)
     docs = scope_documents(chat.rs, list(sess.settings.collections), scope)
     if not docs:

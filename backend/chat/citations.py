@@ -20,7 +20,8 @@ Per source, besides the retrieval fields:
   None for other formats (their text is at `links.fulltext`).
 
 The quote must lie inside the passage, so a highlight is always shown inside what the
-reader sees as the passage."""
+reader sees as the passage. A question's web page (`kind: "web"`, backend/chat/question_url.py)
+has its `url`, `title`, `passage` and `quote`, and no offsets, page or preview."""
 from __future__ import annotations
 
 import re
@@ -57,9 +58,22 @@ def attach(s: Session, answer: str, sources: list[dict]) -> list[dict]:
     ids = [x["chunk_id"] for x in sources if x.get("chunk_id")]
     rows = _chunks(s, ids)
     for src in sources:
+        cited_by = by_n.get(int(src.get("n") or 0), [])
+        if src.get("kind") == "web":  # a question's page (backend/chat/question_url.py)
+            src.update(_web_fields(src, cited_by))
+            continue
         row = rows.get(src.get("chunk_id") or "")
-        src.update(_fields(row, src, by_n.get(int(src.get("n") or 0), [])))
+        src.update(_fields(row, src, cited_by))
     return sources
+
+
+def _web_fields(src: dict, cited_by: list[str]) -> dict:
+    """A web page's citation fields: its passage and quote; no document, page or image."""
+    passage = src.get("passage") or ""
+    found = best_quote(passage, cited_by) if cited_by else None
+    return {"quote": passage[found[0]:found[1]] if found else None, "quote_offsets": None,
+            "section": {"id": None, "title": "", "path": []}, "preview_url": None,
+            "file_type": src.get("file_type") or ""}
 
 
 def _sentences_by_source(answer: str) -> dict[int, list[str]]:

@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from backend.security.access import Scope
 from backend.answer import route as chat_route
-from backend.chat import followup, followup_context
+from backend.chat import followup, followup_context, question_url
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
@@ -189,9 +189,12 @@ class ChatService(ChatSessions):
         prompt keeps the question as asked, after the conversation."""
         owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
+        web = question_url.for_question(self.settings, q)  # a URL in the question (issue 26)
         asked, q = q, (rewrite.query if rewrite is not None else q)
+        q = question_url.without_url(q, web) if web is not None else q
         pinned = rewrite.document_ids if rewrite is not None else None
         result, trace_id, notes = self._retrieve(q, cfg, owner, scope, pinned)
+        notes += [web.notice()] if web is not None and web.notice() else []
         retrieval_ms = _ms(t0)
         if result is not None and result.mode == "inventory":
             yield from self._inventory(q, result, trace_id, notes, t0, retrieval_ms)
@@ -210,6 +213,10 @@ class ChatService(ChatSessions):
                 evidence, sources = self._evidence(result, cfg)
                 assessment = None
             retrieval_ms = _ms(t0)
+        if web is not None and web.used:
+            evidence, sources = question_url.with_page(web, q, evidence, sources, encoder)
+            assessment, known = None, question_url.known_with(web, known)
+        question_url.note_trace(self.rs, trace_id, web)
         yield Retrieved(sources, trace_id, retrieval_ms)
         t_ret = time.perf_counter()  # first token is timed from here: gate + generation
         if assessment is None and evidence:

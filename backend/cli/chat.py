@@ -87,6 +87,9 @@ def _print_sources(m: dict) -> None:
             if s.get("hidden"):
                 print(f"  [{s['n']}] {s['title']}")
                 continue
+            if s.get("kind") == "web":  # the page of a URL in the question
+                print(f"  [{s['n']}] {s['title']} — web page {s['url']}")
+                continue
             where = " › ".join(s.get("section_path") or []) or "-"
             page = f", p. {s['page']}" if s.get("page") is not None else ""
             print(f"  [{s['n']}] {s['title']} — {where}{page} (score {s['score']:.3f}, "

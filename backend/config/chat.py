@@ -38,6 +38,12 @@ class ChatSettings(BaseSettings):
         2000, ge=200, le=50_000,
         description="Characters of one source's text put into the prompt's evidence block.",
     )
+    question_urls: bool = Field(
+        True, description="Fetch the first URL of a chat question (through the crawler's "
+        "SSRF guard, robots.txt rules, timeout and size limit; HTML or PDF) and answer from it "
+        "as a separate web source, not indexed (backend/chat/question_url.py). `off`: the URL "
+        "is named in the answer's notice and the question is answered from the documents.",
+    )
     chat_expand: Literal["none", "neighbours", "section"] = Field(
         "none", description="Small-to-big context of chat sources: `neighbours` (adjacent "
         "chunks) or `section` (the hit's section), up to `chat_source_chars` characters.",

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from sqlalchemy import select
 
-from backend.security.safe_markdown import answer_markdown, md_escape
+from backend.security.safe_markdown import answer_markdown, md_escape, md_link
 
 BEFORE_CHARS, AFTER_CHARS = 600, 1500  # text shown around a cited quote (non-PDF documents)
 TITLE_CHARS = 300  # of the quote in a citation link's hover title
@@ -109,6 +109,16 @@ def source_passage_markdown(src: dict) -> str:
     quote = src.get("quote")
     at = passage.find(quote) if quote else -1
     return passage_markdown(passage, (at, at + len(quote)) if at >= 0 else None)
+
+
+def web_source_markdown(src: dict) -> str:
+    """A question's web page (backend/chat/question_url.py) in the source list: number,
+    title, the link to the page and the quote; no document, page image or trace link."""
+    line = (f"**[{int(src['n']):d}] {md_escape(src.get('title') or '')}** · web page from the "
+            f"question · {md_link(src.get('url') or '', src.get('url') or '')}")
+    if src.get("quote"):
+        line += f"  \n> {md_escape(src['quote'])}"
+    return line
 
 
 def source_heading(src: dict) -> str:
