@@ -29,7 +29,7 @@ from typing import Callable, Iterator
 
 from sqlalchemy import delete, func, select, update
 
-from backend.errors import NotFound
+from backend.errors import NotFound, RagscopeError
 from backend.security.access import Actor
 from backend.services import search as search_service
 from backend.store.ask_job_models import AskJob, AskJobEvent
@@ -78,6 +78,12 @@ def start(rs, actor: Actor, question: str, *, encode: Encoder, **ask) -> JobInfo
     answer it in a worker thread. `ask`: `search.ask_stream`'s keywords (session,
     collections, policy, context_limit, context, provider_factory)."""
     events = search_service.ask_stream(rs, actor, question, **ask)
+    return start_events(rs, actor, question, events, encode=encode)
+
+
+def start_events(rs, actor, question: str, events: Iterator, *, encode: Encoder) -> JobInfo:
+    """A job over chat events whose question was validated already: the dashboard's chat
+    passes its session's `ChatService.ask_stream`. The job is `actor`'s (`chat_user`)."""
     purge(rs)
     job = AskJob(id=str(uuid.uuid4()), owner=search_service.chat_user(actor),
                  question=question.strip(), status="running",
@@ -119,7 +125,7 @@ class _Worker:
             log.warning("ask job %s stopped: it is no longer running", self.job_id)
         except Exception as e:  # the job ends with an error event, as /api/ask's stream
             log.error("ask job %s failed", self.job_id, exc_info=e)
-            self._fail()
+            self._fail(e)
         finally:
             self.done.set()
 
@@ -159,9 +165,13 @@ class _Worker:
                       .values(status=state, error=error, finished_at=_now(),
                               heartbeat_at=_now()))
 
-    def _fail(self) -> None:
+    def _fail(self, e: Exception) -> None:
+        """A RagscopeError's message is made for the user (a session gone, a provider
+        refused); anything else is not shown."""
         error = {"code": "internal_error", "field": None,
                  "message": "the answer could not be completed"}
+        if isinstance(e, RagscopeError):
+            error.update(code="answer_failed", message=str(e))
         try:
             with self.lock:
                 self._flush()
