@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable
-
 import streamlit as st
 
 from backend.api import ask_events
 from backend.errors import NotFound
+from backend.security.safe_markdown import answer_markdown
 from backend.services import ask_jobs
+from backend.services.ask_jobs import status as job_state
 from pages._common import md_escape
 
 JOB_PARAM = "job"
@@ -26,7 +26,7 @@ def start(rs, user, question: str, events) -> str:
     return job.id
 
 
-def follow(rs, user, job_id: str, answer_md: Callable[[str, bool], str], rich: bool) -> None:
+def follow(rs, user, job_id: str, rich: bool) -> None:
     """Show the job's events as they are stored; at its answer (or error) forget the job and
     rerun, so the stored answer is shown from the session with its sources."""
     status, body, text, shown_at = st.empty(), st.empty(), "", 0.0
@@ -38,7 +38,7 @@ def follow(rs, user, job_id: str, answer_md: Callable[[str, bool], str], rich: b
         elif name == "delta":
             text += d["text"]
             if time.monotonic() - shown_at >= RENDER_S:
-                body.markdown(answer_md(text, rich) + "▌")
+                body.markdown(answer_markdown(text, rich=rich) + "▌")
                 shown_at = time.monotonic()
         elif name == "notice":
             text, rich = "", False  # the extractive answer follows
@@ -58,13 +58,13 @@ def pending(rs, user) -> ask_jobs.JobInfo | None:
     if not job_id:
         return None
     try:
-        job = ask_jobs.status(rs, user, job_id)
+        job = job_state(rs, user, job_id)
     except NotFound:
         job = None
     if job is None or job.status != "running":
         st.query_params.pop(JOB_PARAM, None)
         if job is not None and job.status in ("failed", "stale"):
             st.error(f"The answer to “{md_escape(job.question[:80])}” could not be completed "
-                     f"({job.status}); ask again.")
+                     f"({md_escape(job.status)}); ask again.")
         return None
     return job

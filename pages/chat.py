@@ -282,7 +282,7 @@ def _follow(job_id: str, sess: SessionInfo) -> None:
     """The answer of a job (pages/_chat_jobs.py): a reload mid-answer follows it on."""
     with st.chat_message("assistant"):
         try:
-            follow_job(rs, user, job_id, _answer_md,
+            follow_job(rs, user, job_id,
                        renders_markdown(sess.settings.provider, sess.settings.answer_profile))
         except RagscopeError as e:
             st.error(md_escape(str(e)))
