@@ -202,3 +202,28 @@ def test_ask_sse_is_the_direct_flow_and_openapi_lists_the_job_routes(api_env):
     for p in ("/api/ask-jobs", "/api/ask-jobs/{jobId}", "/api/ask-sse/{jobId}",
               "/api/ask-sse"):
         assert p in paths, p
+
+
+class BrokenModel(GatedModel):
+    """A model that breaks after its first words with an error no provider expects."""
+
+    def stream(self, request):
+        yield TextDelta("Der ")
+        raise RuntimeError("segfault in the tokenizer (secret detail)")
+
+
+def test_a_job_whose_answer_breaks_ends_failed_with_an_error_event(api_env):
+    from fastapi.testclient import TestClient
+
+    from backend.api.http import create_app
+
+    app = create_app(api_env.rs, provider_factory=lambda name: BrokenModel())
+    with TestClient(app, raise_server_exceptions=False) as c:
+        h = api_env.headers("ops-reader")
+        job = _start(c, h)["job_id"]
+        events = _events(c, job, h)
+        status = c.get(f"/api/ask-jobs/{job}", headers=h).json()
+    assert events[-1][1] == "error" and events[-1][2]["error"]["code"] == "internal_error"
+    assert "secret detail" not in json.dumps(events) + json.dumps(status)
+    assert status["status"] == "failed" and status["finished_at"]
+    assert [e[0] for e in events] == list(range(1, len(events) + 1))
