@@ -1,10 +1,9 @@
 """Chat: sessions with a UUID in the URL (?session=…), listed in the sidebar by last activity;
 inline rename, delete, per-session settings; answers stream in with checked citations, their
 sources (with links to the document and to the retrieval trace), tokens, cost and latency,
-and a thumbs up/down with an optional note (pages/_feedback.py).
+and a thumbs up/down with an optional note (pages/_feedback.py). Answers are ask jobs
+(pages/_chat_jobs.py): a reload mid-answer follows the answer on (`?job=…`).
 All logic is in backend/chat/service.py."""
-import time
-
 import streamlit as st
 
 from backend.analysis.views import section_link
@@ -12,12 +11,8 @@ from backend.chat import drafts
 from backend.chat.format_check import PROFILES
 from backend.chat.service import (
     CONTEXT_LIMITS,
-    Answered,
     ChatService,
-    Delta,
-    Fallback,
     MessageInfo,
-    Retrieved,
     SessionInfo,
 )
 from backend.chat.types import CONTEXT_LABELS, CONTEXT_MODES, MAX_OUTPUT_TOKENS
@@ -43,6 +38,7 @@ from backend.ui.citations import (
     trace_url,
     web_source_markdown,
 )
+from pages._chat_jobs import follow as follow_job, pending as pending_job, start as start_job
 from pages._feedback import feedback_row, ratings
 from pages._common import (
     cached_filter_options,
@@ -69,7 +65,6 @@ CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widg
 CHAT_CITE = "chat.cite."  # + message id + "." + n: a citation's passage popover
 CHAT_FEEDBACK = "chat.feedback."  # + message id + ".thumbs" / ".note": rating an answer
 PROFILE_LABELS = {"markdown": "Markdown", "plain": "Plain text (checked and cleaned)"}
-STREAM_RENDER_S = 0.15  # a streamed answer is re-rendered (and re-sanitised) at most this often
 
 user = require_page("viewer")
 rs = get_rs()
@@ -305,27 +300,17 @@ def _ask(sess: SessionInfo, question: str) -> None:
         return
     with st.chat_message("user"):
         st.markdown(_text_md(question))
+    _follow(start_job(rs, user, question,
+                      svc.ask_stream(sess.uuid, question, scope=scope, user=owner)), sess)
+
+
+def _follow(job_id: str, sess: SessionInfo) -> None:
+    """The answer of a job (pages/_chat_jobs.py): a reload mid-answer follows it on."""
     with st.chat_message("assistant"):
-        status, body, text = st.empty(), st.empty(), ""
-        rich = renders_markdown(sess.settings.provider, sess.settings.answer_profile)
-        bold = renders_bold(sess.settings.provider, sess.settings.answer_profile)
-        shown_at = 0.0
         try:
-            for ev in svc.ask_stream(sess.uuid, question, scope=scope, user=owner):
-                if isinstance(ev, Retrieved):
-                    status.caption(f"{len(ev.sources)} source(s) found in "
-                                   f"{ev.retrieval_ms:.0f} ms")
-                elif isinstance(ev, Delta):
-                    text += ev.text
-                    if time.monotonic() - shown_at >= STREAM_RENDER_S:
-                        body.markdown(_answer_md(text, rich, bold) + "▌")
-                        shown_at = time.monotonic()
-                elif isinstance(ev, Fallback):
-                    text, rich = "", False  # the extractive answer follows
-                    bold = renders_bold("extractive", sess.settings.answer_profile)
-                    body.warning(md_escape(ev.notice))
-                elif isinstance(ev, Answered):
-                    st.rerun()  # show it from the store, with sources and figures
+            follow_job(rs, user, job_id,
+                       renders_markdown(sess.settings.provider, sess.settings.answer_profile),
+                       renders_bold(sess.settings.provider, sess.settings.answer_profile))
         except RagscopeError as e:
             st.error(md_escape(str(e)))
 
@@ -400,6 +385,11 @@ for m in history:
         else:
             _render_answer(m, asked, rated.get(m.id))
 
+running = None if draft else pending_job(rs, user)  # a reload mid-answer: follow it on
+if running is not None:
+    with st.chat_message("user"):
+        st.markdown(_text_md(running.question))
+    _follow(running.id, sess)
 question = st.chat_input("Ask a question about your documents", key=CHAT_INPUT)
-if question is not None:
+if question is not None and running is None:
     _ask(sess, question)

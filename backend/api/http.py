@@ -11,7 +11,9 @@ The analysis routes (`/api/documents/{id}/analysis` and `/analysis/{extractor}`,
 `/cross-references`, `/api/cross-references`, `POST /api/cross-reference`) are in
 routes_analysis.py, their MCP tools in mcp_analysis.py; the chatbot routes
 (`/api/chatbots/*`) in routes_chatbots.py; rating an answer
-(`POST /api/chat/messages/{id}/feedback`) in routes_feedback.py."""
+(`POST /api/chat/messages/{id}/feedback`) in routes_feedback.py; replayable ask jobs
+(`/api/ask-jobs`, `/api/ask-sse/{jobId}`) and the direct `/api/ask-sse` in
+routes_ask_jobs.py."""
 from __future__ import annotations
 
 import contextlib
@@ -73,6 +75,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     chat's LLM providers (tests pass a fake)."""
     from backend.api import (
         routes_analysis,
+        routes_ask_jobs,
         routes_chatbots,
         routes_documents,
         routes_feedback,
@@ -102,8 +105,8 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     app.state.provider_factory = provider_factory
     app.state.local_secret = None  # set by `python -m backend api` (backend/bridge/)
     errors.install(app)
-    for r in (routes_search.router, routes_documents.router, routes_analysis.router,
-              routes_chatbots.router, routes_feedback.router, routes_system.router,
+    for r in (routes_search.router, routes_ask_jobs.router, routes_documents.router,
+              routes_analysis.router, routes_chatbots.router, routes_feedback.router, routes_system.router,
               routes_local.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate

@@ -2,7 +2,6 @@
 (backend/services/search.py), serialise; nothing else."""
 from __future__ import annotations
 
-import json
 from typing import Iterator
 
 from fastapi import APIRouter, Depends, Request
@@ -10,7 +9,7 @@ from fastapi.responses import StreamingResponse
 
 from backend.services import search as search_service
 from backend.security.access import Actor
-from backend.api import serialise
+from backend.api import ask_events, serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES
 from backend.api.schemas import (
@@ -20,7 +19,6 @@ from backend.api.schemas import (
     SmartSearchRequest,
     SmartSearchResponse,
 )
-from backend.chat.types import Answered, Delta, Fallback, Retrieved
 
 router = APIRouter(prefix="/api", tags=["search"], responses=ERROR_RESPONSES,
                    dependencies=[Depends(known_query)])
@@ -51,29 +49,29 @@ def smart_search(body: SmartSearchRequest, request: Request,
     return serialise.smart_result(res)
 
 
-def _sse(event: str, data: dict) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
-
-
 def _events(events: Iterator) -> Iterator[str]:
     try:
         for ev in events:
-            if isinstance(ev, Retrieved):
-                yield _sse("sources", {"sources": [serialise.public_source(s) for s in ev.sources],
-                                       "retrieval_ms": ev.retrieval_ms})
-            elif isinstance(ev, Delta):
-                yield _sse("delta", {"text": ev.text})
-            elif isinstance(ev, Fallback):
-                yield _sse("notice", {"message": ev.notice})
-            elif isinstance(ev, Answered):
-                yield _sse("answer", serialise.answer(ev.session.uuid, ev.message,
-                                                      ev.session.settings.context_mode))
+            encoded = ask_events.encode(ev)
+            if encoded is not None:
+                yield ask_events.frame(*encoded)
     except Exception as e:  # the stream has started: the error becomes the last event
         import logging
 
         logging.getLogger("backend.api").error("ask stream failed", exc_info=e)
-        yield _sse("error", {"error": {"code": "internal_error", "field": None,
-                                       "message": "the answer could not be completed"}})
+        yield ask_events.frame("error", ask_events.STREAM_ERROR)
+
+
+def ask_response(body: AskRequest, request: Request, actor: Actor) -> StreamingResponse:
+    """The direct flow's response (`/api/ask`, `/api/ask-sse`): the answer streamed as it
+    comes; errors in the question as a JSON error before the stream starts."""
+    events = search_service.ask_stream(
+        services(request), actor, body.question, session=body.session,
+        collections=body.collections, policy=body.policy, context_limit=body.context_limit,
+        context=body.context,
+        provider_factory=getattr(request.app.state, "provider_factory", None))
+    return StreamingResponse(_events(events), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @router.post("/ask", summary="An answer as server-sent events",
@@ -86,10 +84,4 @@ def ask(body: AskRequest, request: Request, actor: Actor = Depends(needs("read")
     `notice` (a fallback), and last `answer` (the whole text, its checked citations, the
     sources, the trace id and, for a follow-up, `rewrite`: the query it was retrieved with,
     why, and the document it was pinned to). Errors in the question come back as a JSON error before the stream starts."""
-    events = search_service.ask_stream(
-        services(request), actor, body.question, session=body.session,
-        collections=body.collections, policy=body.policy, context_limit=body.context_limit,
-        context=body.context,
-        provider_factory=getattr(request.app.state, "provider_factory", None))
-    return StreamingResponse(_events(events), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return ask_response(body, request, actor)

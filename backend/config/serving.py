@@ -47,6 +47,16 @@ class ServingSettings(BaseSettings):
         "(with or without a token; behind a reverse proxy all clients share its address, so "
         "raise it or set 0 there). 429 with Retry-After beyond it. 0: no limit."
     )
+    ask_job_retention_s: int = Field(
+        3600, ge=60, le=30 * 86400, description="Seconds a finished ask job (`POST "
+        "/api/ask-jobs`: done, failed or stale) and its stored events stay replayable; then "
+        "they are deleted (the answer itself stays in the chat session)."
+    )
+    ask_job_stale_s: float = Field(
+        30.0, ge=2, le=3600, description="Seconds without a heartbeat after which a running "
+        "ask job counts as stale (its API worker died): its status says `stale` and its "
+        "event stream ends with a `job_stale` error. The worker beats every sixth of it."
+    )
     api_allowed_hosts: str = Field(
         "", description="Comma-separated extra Host header values the MCP endpoint accepts "
         "(DNS-rebinding guard), e.g. `rag.example.org:443`, when the API is reached through a "
