@@ -347,7 +347,7 @@ if flash:
     (st.success if flash[0] == "success" else st.error)(md_escape(flash[1]))
 
 if scope.reads_nothing:  # every answer would be "nothing found": say why
-    st.warning(NO_ACCESS, icon=":material/lock:")
+    st.warning(md_escape(NO_ACCESS), icon=":material/lock:")
 if draft:
     st.title("Chat")
     st.caption("Ask a question to start a session; it is named after your question.")

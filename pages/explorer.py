@@ -57,7 +57,7 @@ page_size = st.session_state[K.EXPLORER_PAGE_SIZE]
 result = cached_documents(key, scope, flt, st.session_state[K.EXPLORER_PAGE], page_size)
 
 if not result.total and scope.reads_nothing:  # not a filter problem: say what to do
-    st.warning(NO_ACCESS, icon=":material/lock:")
+    st.warning(md_escape(NO_ACCESS), icon=":material/lock:")
     st.stop()
 if not result.total:
     st.info("No documents match." if flt != docs.ExplorerFilter() else

@@ -14,6 +14,7 @@ from tests.page_support import (  # noqa: F401  (fixtures)
     errors,
     fresh,
     open_page,
+    plain,
     settle_jobs,
     shared_model,
     successes,
@@ -37,7 +38,7 @@ def test_document_page_shows_classification_and_editor_sets_title_and_profile(ap
     at = app(data, "editor")
     at.query_params["doc"] = str(doc)
     open_page(at, "document")
-    labels = [m.label for m in at.metric]
+    labels = [plain(c.value) for c in at.caption]  # the facts: a caption over each value
     assert {"Primary type", "Processing profile", "Confidence"} <= set(labels)
     at.text_input(key=K.DOCUMENT_TITLE).input("Pumpen <b>Notizen</b>")
     at.button(key="FormSubmitter:document.title_form-Save title").click().run()
@@ -54,7 +55,7 @@ def test_viewer_sees_classification_but_cannot_edit(app, fresh):
     at = app(data, "viewer")
     at.query_params["doc"] = str(ids["xss_notes.md"])
     open_page(at, "document")
-    assert "Primary type" in [m.label for m in at.metric]
+    assert "Primary type" in [plain(c.value) for c in at.caption]
     assert not any(b.key == K.DOCUMENT_PROFILE_APPLY for b in at.button)
     assert not any(t.key == K.DOCUMENT_TITLE for t in at.text_input)
 
