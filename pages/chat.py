@@ -27,7 +27,7 @@ from backend.security.safe_markdown import (
     renders_bold,
     renders_markdown,
 )
-from backend.ui.confidence import confidence_caption, related_passages
+from backend.ui.confidence import confidence_caption, related_label, related_markdown
 from backend.ui.citations import (
     cited_markdown,
     document_params,
@@ -175,10 +175,10 @@ def _confidence(citations: dict) -> None:
     hint = confidence_caption(citations)
     if hint:
         st.caption(hint)
-    label, lines = related_passages(citations)
-    if lines:
-        with st.expander(label, expanded=False, icon=":material/travel_explore:"):
-            st.markdown("\n".join(lines))
+    if related_markdown(citations):
+        with st.expander(related_label(citations), expanded=False,
+                         icon=":material/travel_explore:"):
+            st.markdown(related_markdown(citations))
 
 
 def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> None:

@@ -14,7 +14,7 @@ from backend.errors import NotFound, RagscopeError
 from backend.security.safe_markdown import answer_markdown, md_link
 from backend.ui import state as K
 from backend.ui.citations import linkable, source_heading, source_passage_markdown
-from backend.ui.confidence import confidence_caption, related_passages
+from backend.ui.confidence import confidence_caption, related_label, related_markdown
 from pages._chatbot_common import get_bots, sources_rows
 from pages._feedback import feedback_row, ratings
 from pages._common import current_actor, is_embedded, md_escape, require_page
@@ -72,10 +72,9 @@ def _confidence(citations: dict | None) -> None:
     hint = confidence_caption(citations)
     if hint:
         st.caption(hint)
-    label, lines = related_passages(citations)
-    if lines:
-        with st.expander(label, expanded=False):
-            st.markdown("\n".join(lines))
+    if related_markdown(citations):
+        with st.expander(related_label(citations), expanded=False):
+            st.markdown(related_markdown(citations))
 
 
 def _cited(sources: list[dict], message_id: int) -> None:

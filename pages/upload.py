@@ -28,7 +28,7 @@ finished = follow(dashboard_jobs.latest_upload(rs, user.username))
 if finished is not None:
     if show_outcome(finished):
         text, any_failed = dashboard_jobs.upload_message(finished)
-        (st.warning if any_failed else st.success)(text)  # counts only: nothing to escape
+        (st.warning if any_failed else st.success)(md_escape(text))
     st.session_state[K.UPLOAD_RESULTS] = dashboard_jobs.upload_rows(finished) or \
         st.session_state[K.UPLOAD_RESULTS]
     clear_listings()

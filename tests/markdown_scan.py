@@ -37,6 +37,10 @@ SAFE_HELPERS = {
     "source_passage_markdown": "md_escape'd passage, the quote in a colour directive",
     "place_markdown": "md_escape'd document text around a quote in a colour directive",
     "diff_markdown": "version diff: md_escape'd text in colour directives (backend/analysis/views.py)",
+    "web_source_markdown": "a question URL's page: md_escape'd title and quote, md_link to it",
+    "confidence_caption": "the confidence hint: md_escape'd text in a badge (backend/ui/confidence.py)",
+    "related_label": "md_escape'd label (backend/ui/confidence.py)",
+    "related_markdown": "md_escape'd titles and passages; pages as numbers",
 }
 NUMERIC_FUNCS = {"len", "int", "float", "round", "sum", "abs", "bool"}
 NOT_STREAMLIT = {"log", "logger", "logging", "warnings", "sys", "os", "re", "json", "math",

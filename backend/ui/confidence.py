@@ -36,3 +36,13 @@ def related_passages(citations: dict | None) -> tuple[str, list[str]]:
             text = text[:PASSAGE_CHARS].rsplit(" ", 1)[0] + " …"
         lines.append(f"- **{where}**: {md_escape(text)}")
     return md_escape(str(c.get("related_label") or "Possibly related")), lines
+
+
+def related_label(citations: dict | None) -> str:
+    """The expander's label of a declined answer's closest passages, escaped."""
+    return related_passages(citations)[0]
+
+
+def related_markdown(citations: dict | None) -> str:
+    """The closest passages as one Markdown list ("" when there are none), escaped."""
+    return "\n".join(related_passages(citations)[1])
