@@ -72,8 +72,10 @@ def test_admin_edits_the_registry_and_reclassifies(app, fresh):
     assert not errors(at), errors(at)
     assert "Saved pump_notes" in successes(at)[0]
     at.button(key=K.DOCTYPES_RECLASSIFY).click().run()  # starts the background job
+    shown = successes(at)  # a small job can end before the click's own rerun: shown there
     settle_jobs(at, data)
-    assert not errors(at) and "version(s) classified" in successes(at)[0], successes(at)
+    shown += successes(at)
+    assert not errors(at) and any("version(s) classified" in m for m in shown), shown
     assert _doc(data, ids["xss_notes.md"])[1] == "pump_notes"
 
 
