@@ -5,20 +5,17 @@ re-adding single entries does not heal such an index, since listing or reading i
 fails. The caller holds the index write lock."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from backend.store import repo
-
-if TYPE_CHECKING:
-    from backend.ingest.consistency import Consistency
 
 BATCH = 256
 
 
-def rebuild(cs: "Consistency", name: str,
+def rebuild(cs, name: str,
             on_progress: Callable[[int, int], None] | None = None, batch: int = BATCH) -> int:
-    """Reset the `name` ("vector" or "keyword") index and re-add every active chunk to it
-    (vectors re-embedded); the number of chunks added."""
+    """Reset the `name` ("vector" or "keyword") index of `cs` (the Consistency) and re-add
+    every active chunk to it (vectors re-embedded); the number of chunks added."""
     getattr(cs.rs, f"{name}_index").reset()
     with cs.store.session() as s:
         ids = sorted(repo.active_chunk_ids(s))
