@@ -76,7 +76,7 @@ def problem_lines(proc: subprocess.CompletedProcess) -> str:
     each problem affects left out: the matrix has room for the problems and the errors)."""
     lines = [ln.strip() for ln in (proc.stdout + "\n" + proc.stderr).splitlines()
              if ln.strip() and "reading back" not in ln and "Loading" not in ln
-             and not re.match(r"document \d+ ", ln.strip())]
+             and not re.match(r"(document \d+ |\.\.\. and \d+ more document)", ln.strip())]
     text = " / ".join(lines[:4])
     return re.sub(r" \(e\.g\. [0-9a-f, ]+\)", "", text)[:400]  # ids say nothing here
 
