@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         grouped_note = (f"Bare encode with one `encode` call per document (as the ingestor "
                         f"batches): {g.wall:.1f} s = {r_gen.chunks / g.wall:.1f} chunks/s "
                         f"(ingest ÷ this: {r_gen.rate / (r_gen.chunks / g.wall):.2f}).\n")
-    emb_w = next(w for label, w, _ in r_gen.stages if label.startswith("embedding"))
+    emb_w = sum(w for label, w, _ in r_gen.stages if label.startswith("embedding"))  # both threads
     md = (
         f"{SECTION}\n\n"
         f"- Date: {started.date().isoformat()}; machine: {os.cpu_count()} cores (`nproc`), "
@@ -324,8 +324,10 @@ def main(argv: list[str] | None = None) -> int:
         f"busy CPU time from /proc/stat minus this process's CPU time, per wall second):\n\n"
         f"{load_table(results)}\n"
         f"Where the ingest time goes on the generated corpus (each function the ingestor calls, "
-        f"timed by wrapping it; exclusive times, they add up to the total). Embedding accounts "
-        f"for {100 * emb_w / r_gen.ingest.wall:.1f} % of the ingest time "
+        f"timed by wrapping it; exclusive times of the ingest thread, they add up to the total; "
+        f"the last row is the embedding thread, which encodes a batch while the next files are "
+        f"read and stored). Embedding takes {100 * emb_w / r_gen.ingest.wall:.1f} % of the "
+        f"ingest's wall time "
         f"({r_gen.embed_calls} `encode` calls for {r_gen.files} files, "
         f"{r_gen.chunks / max(1, r_gen.embed_calls):.0f} texts per call):\n\n"
         f"{stage_table(r_gen)}\n"

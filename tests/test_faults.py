@@ -4,6 +4,7 @@ half-written that `check --repair` cannot restore, and the same files go in afte
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import sqlite3
@@ -16,6 +17,7 @@ from sqlalchemy.exc import OperationalError
 from backend.errors import StorageFull, storage_full
 from backend.ingest.service import Ingestor
 from tests.conftest import ROOT
+from tests.page_support import shared_model  # noqa: F401  (fixture)
 
 
 def _write(src, n):
@@ -97,3 +99,43 @@ def test_ingest_on_a_really_full_tmpfs(tmp_path):
         assert "Note 39" in found.stdout
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_repair_rebuilds_a_keyword_index_whose_segment_store_is_corrupted(
+        tmp_path, monkeypatch, capsys, shared_model):
+    """bench/bench_faults.py's `tantivy-segment-corrupted` on a small data dir: tantivy
+    answers but cannot read its documents; `check --repair` rebuilds the keyword index from
+    the store (it took the index for an unreachable server and left it missing), after which
+    `check --full` is clean and a keyword-only search finds the documents again."""
+    from backend.cli.main import main
+
+    data = tmp_path / "var"
+    monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(data))
+    src = tmp_path / "src"
+    for i in range(4):  # enough text that tantivy's doc store spans several blocks
+        (src / f"note_{i:02d}.md").parent.mkdir(exist_ok=True)
+        (src / f"note_{i:02d}.md").write_text(
+            f"# Note {i}\n\n" + "\n\n".join(
+                f"Pump station {i} section {j}: the valve was inspected and the seal "
+                f"replaced; pressure {j} bar." for j in range(40))
+            + f"\n\nThe marker of this note is QX{i:03d}Z.\n", encoding="utf-8")
+    assert main(["ingest", str(src), "--collection", "c", "-q"]) == 0
+    store = max((data / "keyword").glob("*.store"), key=lambda p: p.stat().st_size)
+    raw = bytearray(store.read_bytes())
+    for i in range(64, min(len(raw), 4096)):  # as the campaign does
+        raw[i] ^= 0xFF
+    store.write_bytes(bytes(raw))
+    capsys.readouterr()
+    assert main(["check"]) != 0
+    assert "keyword" in capsys.readouterr().out
+
+    main(["check", "--repair"])
+    said = capsys.readouterr().out
+    assert "rebuilt the keyword index" in said, said
+    assert main(["check", "--full"]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    for i in (0, 3):
+        assert main(["search", f"QX{i:03d}Z", "--policy", "lexical_only", "--k", "3",
+                     "--local", "--json"]) == 0
+        hits = json.loads(capsys.readouterr().out)
+        assert any(f"QX{i:03d}Z" in json.dumps(h) for h in hits["hits"][:3]), hits

@@ -23,6 +23,7 @@ import numpy as np
 from backend.errors import BackendUnavailable
 from backend.ingest import memberships
 from backend.ingest.indexing import IndexWriter
+from backend.ingest.rebuild import rebuild
 from backend.ingest.records import mark_failed
 from backend.ingest.reports import CheckReport, RepairReport
 from backend.services.jobs import live_job_ids, mark_dead_jobs
@@ -57,6 +58,8 @@ def check(cs: "Consistency", *, full: bool = False, sample: int | None = None,
                 have = index.ids()
             except Exception as exc:  # a broken index must be reported, not crash check
                 report.errors.append(f"{name} index: cannot list entries ({exc})")
+                if isinstance(exc, BackendUnavailable):
+                    report.unreachable.append(name)
                 have = set()
             setattr(report, f"{name}_orphans", sorted(have - expected - in_flight))
             setattr(report, f"{name}_missing", sorted(expected - have))
@@ -226,8 +229,9 @@ def repair(cs: "Consistency", *, full: bool = False,
            on_progress: Callable[[int, int], None] | None = None) -> RepairReport:
     """Make store and indexes agree, then check again. Versions interrupted mid-ingest are
     marked failed; orphaned entries removed; missing or damaged entries re-added (re-embedded);
-    when targeted repair does not heal the vector index (or it cannot be read at all), it is
-    rebuilt from the store."""
+    an index that answers but cannot be read at all, or that targeted repair does not heal,
+    is rebuilt from the store (backend/ingest/rebuild.py); one that cannot be reached is left
+    be and named in `not_reached`."""
     rs = cs.rs
     interrupted = cs.repair_interrupted()
     found = check(cs, full=full)
@@ -235,7 +239,8 @@ def repair(cs: "Consistency", *, full: bool = False,
                      or found.keyword_unreadable or found.memberships_stale):
         found = check(cs, full=True)  # damage in a sample: find all of it
     out = RepairReport(found=found, after=found, interrupted_versions=interrupted)
-    kw_down = any(e.startswith("keyword") for e in found.errors)  # unreachable: leave it be
+    down = set(found.unreachable)
+    broken = {n for n in ("vector", "keyword") if _failed(found, n)}
     with rs.index_lock.hold("repair the indexes"):
         if found.vector_orphans and _attempt(out, "remove vector orphans",
                                              rs.vector_index.delete, found.vector_orphans):
@@ -243,17 +248,15 @@ def repair(cs: "Consistency", *, full: bool = False,
         if found.keyword_orphans and _attempt(out, "remove keyword orphans",
                                               rs.keyword_index.delete, found.keyword_orphans):
             out.orphans_removed += len(found.keyword_orphans)
-        if kw_down:
-            out.not_reached.append(next(e for e in found.errors if e.startswith("keyword")))
-        if any(e.startswith("vector") for e in found.errors):
-            out.vector_index_rebuilt = _attempt(out, "rebuild the vector index", lambda: setattr(
-                out, "vectors_readded", rebuild_vectors(cs, on_progress)))
-        else:
-            vec = sorted(found.vector_damage)
-            kw = [] if kw_down else sorted(found.keyword_damage)
-            if _attempt(out, "re-add entries", _replace, cs, vec, kw):
-                out.vectors_readded, out.keyword_readded = len(vec), len(kw)
-        if found.memberships_stale and not kw_down:
+        out.not_reached += [next(e for e in found.errors if e.startswith(n)) for n in sorted(down)]
+        for name in sorted(broken):
+            _rebuild(cs, out, name, on_progress)
+        vec = [] if "vector" in down | broken else sorted(found.vector_damage)
+        kw = [] if "keyword" in down | broken else sorted(found.keyword_damage)
+        if _attempt(out, "re-add entries", _replace, cs, vec, kw):
+            out.vectors_readded += len(vec)
+            out.keyword_readded += len(kw)
+        if found.memberships_stale and "keyword" not in down | broken:
             with cs.store.session() as s:
                 docs = {c.document_id for c in
                         repo.chunks_by_ids(s, found.memberships_stale).values()}
@@ -262,14 +265,32 @@ def repair(cs: "Consistency", *, full: bool = False,
         cs.index.record_counts()
     out.after = check(cs, full=full or bool(found.vector_damage | found.keyword_damage
                                              | set(found.memberships_stale)))
-    if not out.vector_index_rebuilt and not out.not_reached and (
-            out.after.vector_damage or any(e.startswith("vector") for e in out.after.errors)):
+    unhealed = {n for n in ("vector", "keyword") if getattr(out.after, f"{n}_damage")
+                or _failed(out.after, n)} - broken
+    if unhealed and not out.not_reached:  # targeted repair did not heal it: rebuild
         with rs.index_lock.hold("repair the indexes"):
-            out.vectors_readded = rebuild_vectors(cs, on_progress)
-            out.vector_index_rebuilt = True
+            for name in sorted(unhealed):
+                _rebuild(cs, out, name, on_progress)
             cs.index.record_counts()
         out.after = check(cs, full=True)
     return out
+
+
+def _failed(report: CheckReport, name: str) -> bool:
+    """The `name` index answered but could not be read (an error that is not unreachability)."""
+    return name not in report.unreachable and any(e.startswith(name) for e in report.errors)
+
+
+def _rebuild(cs: "Consistency", out: RepairReport, name: str,
+             on_progress: Callable[[int, int], None] | None) -> None:
+    """Rebuild one index from the store; the report counts its entries as re-added."""
+    def run():
+        n = rebuild(cs, name, on_progress)
+        if name == "vector":
+            out.vectors_readded, out.vector_index_rebuilt = n, True
+        else:
+            out.keyword_readded, out.keyword_index_rebuilt = n, True
+    _attempt(out, f"rebuild the {name} index", run)
 
 
 def _attempt(out: RepairReport, what: str, fn, *args) -> bool:
@@ -291,21 +312,6 @@ def _replace(cs: "Consistency", vec_ids: list[str], kw_ids: list[str]) -> None:
         cs.rs.keyword_index.delete(kw_ids)
     if vec_ids or kw_ids:
         cs.readd(sorted(set(vec_ids) | set(kw_ids)), set(vec_ids), set(kw_ids))
-
-
-def rebuild_vectors(cs: "Consistency", on_progress: Callable[[int, int], None] | None = None,
-                    batch: int = 256) -> int:
-    """Drop the vector index and add every active chunk again (caller holds the lock)."""
-    rs = cs.rs
-    rs.vector_index.reset()
-    with cs.store.session() as s:
-        ids = sorted(repo.active_chunk_ids(s))
-    for i in range(0, len(ids), batch):
-        part = ids[i:i + batch]
-        cs.readd(part, set(part), set())
-        if on_progress:
-            on_progress(min(i + batch, len(ids)), len(ids))
-    return len(ids)
 
 
 class Consistency:

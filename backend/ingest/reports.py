@@ -22,6 +22,9 @@ class CheckReport:
     keyword_unreadable: list[str] = field(default_factory=list)
     memberships_stale: list[str] = field(default_factory=list)  # in either index
     errors: list[str] = field(default_factory=list)  # an index that cannot be read at all
+    # of those, the indexes that could not be reached (a server down: BackendUnavailable);
+    # the others answered but are broken (a corrupted segment), and a repair rebuilds them
+    unreachable: list[str] = field(default_factory=list)
     active_chunks: int = 0
     read_back: int = 0
     full: bool = False
@@ -94,13 +97,14 @@ class RepairReport:
     keyword_readded: int = 0
     memberships_synced: int = 0
     vector_index_rebuilt: bool = False
+    keyword_index_rebuilt: bool = False
     not_reached: list[str] = field(default_factory=list)  # repairs an index was down for
 
     @property
     def repaired_anything(self) -> bool:
         return bool(self.interrupted_versions or self.orphans_removed or self.vectors_readded
                     or self.keyword_readded or self.memberships_synced
-                    or self.vector_index_rebuilt)
+                    or self.vector_index_rebuilt or self.keyword_index_rebuilt)
 
     def summary(self) -> str:
         waiting = ("; could not repair now: " + "; ".join(self.not_reached)
@@ -118,7 +122,9 @@ class RepairReport:
             parts.append(f"rebuilt the vector index ({self.vectors_readded} vectors)")
         elif self.vectors_readded:
             parts.append(f"re-added {self.vectors_readded} vector(s)")
-        if self.keyword_readded:
+        if self.keyword_index_rebuilt:
+            parts.append(f"rebuilt the keyword index ({self.keyword_readded} entries)")
+        elif self.keyword_readded:
             parts.append(f"re-added {self.keyword_readded} keyword entr(y/ies)")
         if self.memberships_synced:
             parts.append(f"rewrote the collection memberships of {self.memberships_synced} "
@@ -132,4 +138,5 @@ class RepairReport:
                 "keyword_readded": self.keyword_readded,
                 "memberships_synced": self.memberships_synced,
                 "vector_index_rebuilt": self.vector_index_rebuilt,
+                "keyword_index_rebuilt": self.keyword_index_rebuilt,
                 "not_reached": list(self.not_reached)}
