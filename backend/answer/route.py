@@ -227,17 +227,6 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
 
 def note_trace(rs, trace_id: str | None, routed: Routed) -> None:
     """Put the `route` stage (retrieval, and why) in front of a stored retrieval trace."""
-    if not trace_id:
-        return
-    from backend.store.models import RetrievalTrace
+    from backend.retrieval.traces import put_stage
 
-    with rs.store.session() as s:
-        row = s.get(RetrievalTrace, trace_id)
-        if row is None or not isinstance(row.trace, dict):
-            return
-        data = dict(row.trace)
-        tr = dict(data.get("trace") or {})
-        tr["stages"] = [routed.stage()] + [x for x in tr.get("stages", [])
-                                           if x.get("name") != "route"]
-        data["trace"] = tr
-        row.trace = data
+    put_stage(rs.store, trace_id, routed.stage(), first=True)

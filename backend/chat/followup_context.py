@@ -138,18 +138,6 @@ def for_question(chat, sess, q: str, scope, turns: Sequence[Turn]) -> Rewrite:
 
 def note_trace(rs, trace_id: str | None, rw: Rewrite) -> None:
     """Put the `rewrite` stage after the `route` stage of a stored chat trace."""
-    if not trace_id:
-        return
-    from backend.store.models import RetrievalTrace
+    from backend.retrieval.traces import put_stage
 
-    with rs.store.session() as s:
-        row = s.get(RetrievalTrace, trace_id)
-        if row is None or not isinstance(row.trace, dict):
-            return
-        data = dict(row.trace)
-        tr = dict(data.get("trace") or {})
-        stages = [x for x in tr.get("stages", []) if x.get("name") != "rewrite"]
-        at = 1 if stages and stages[0].get("name") == "route" else 0
-        tr["stages"] = stages[:at] + [rw.stage()] + stages[at:]
-        data["trace"] = tr
-        row.trace = data
+    put_stage(rs.store, trace_id, rw.stage())

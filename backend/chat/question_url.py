@@ -260,18 +260,8 @@ def for_question(settings: Settings, question: str) -> QuestionPage | None:
 
 def note_trace(rs, trace_id: str | None, page: QuestionPage | None) -> None:
     """Put the `question URL` stage after the `route` stage of a stored retrieval trace."""
-    if not trace_id or page is None:
+    if page is None:
         return
-    from backend.store.models import RetrievalTrace
+    from backend.retrieval.traces import put_stage
 
-    with rs.store.session() as s:
-        row = s.get(RetrievalTrace, trace_id)
-        if row is None or not isinstance(row.trace, dict):
-            return
-        data = dict(row.trace)
-        tr = dict(data.get("trace") or {})
-        stages = [x for x in tr.get("stages", []) if x.get("name") != STAGE]
-        at = 1 if stages and stages[0].get("name") == "route" else 0
-        tr["stages"] = stages[:at] + [page.stage()] + stages[at:]
-        data["trace"] = tr
-        row.trace = data
+    put_stage(rs.store, trace_id, page.stage())

@@ -97,3 +97,22 @@ def scrub_document(s: Session, document_id: int) -> int:
                 row.trace = scrubbed
     s.execute(delete(TraceDocument).where(TraceDocument.document_id == document_id))
     return len(ids)
+
+
+def put_stage(store: Store, trace_id: str | None, stage: dict, *, first: bool = False) -> None:
+    """Put a chat stage (`route`, `rewrite`, `question URL`) into a stored trace, replacing a
+    stage of the same name: first when `first`, else right after the `route` stage (or first
+    when there is none). The chat adds these after retrieval has stored the trace."""
+    if not trace_id:
+        return
+    with store.session() as s:
+        row = s.get(RetrievalTrace, trace_id)
+        if row is None or not isinstance(row.trace, dict):
+            return
+        data = dict(row.trace)
+        tr = dict(data.get("trace") or {})
+        stages = [x for x in tr.get("stages", []) if x.get("name") != stage.get("name")]
+        at = 0 if first or not (stages and stages[0].get("name") == "route") else 1
+        tr["stages"] = stages[:at] + [stage] + stages[at:]
+        data["trace"] = tr
+        row.trace = data
