@@ -12,6 +12,7 @@ from pages._common import (
     current_scope,
     data_key,
     get_rs,
+    md_escape,
     require_page,
 )
 
