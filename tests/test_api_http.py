@@ -226,3 +226,29 @@ def test_upload_names_are_stripped_of_folders(api_env):
     job = _wait_job(env, "board-writer", r.json()["job_id"])
     assert job["status"] == "done"
     env.collection_of[job["result"]["outcomes"][0]["document_id"]] = "board"
+
+
+def test_an_uploaded_duplicate_names_the_stored_document_in_the_job(api_env):
+    """An API uploader of a file whose content is stored already learns which document it
+    is and whether it joined the collection (the dashboard says so; the job said only
+    "duplicate" with an id)."""
+    env = api_env
+    body = b"Protokoll: Beschluss zur Sanierung des Hochbehaelters Nord, einstimmig."
+    ids = []
+    for name in ("sanierung.md", "sanierung-kopie.md"):
+        r = env.client.post("/api/ingest", files={"files": (name, body)},
+                            data={"collection": "board"}, headers=env.headers("board-writer"))
+        assert r.status_code == 202, r.text
+        job = _wait_job(env, "board-writer", r.json()["job_id"])
+        (outcome,) = job["result"]["outcomes"]
+        ids.append(outcome)
+    first, second = ids
+    env.collection_of[first["document_id"]] = "board"
+    assert first["status"] == "new" and first["note"] is None
+    assert second["status"] == "duplicate"
+    assert second["document_id"] == first["document_id"]
+    assert second["version_id"] == first["version_id"] and second["chunks"] == 0
+    assert second["title"] and second["collection"] == "board"
+    assert second["added_to_collection"] is False
+    assert f"document {first['document_id']}" in second["note"]
+    assert "in collection board already" in second["note"]

@@ -34,9 +34,15 @@ class IngestOutcome:
         return self.status not in ("failed", "refused")
 
     def for_job(self) -> dict:
-        """What a job's result keeps of it (the API's job status lists these)."""
+        """What a job's result keeps of it (the API's job status lists these). A duplicate
+        names the stored document it matched and whether it joined the upload's collection,
+        as the dashboard's upload page does, so an API uploader can find it too."""
         return {"filename": self.filename, "status": self.status,
-                "document_id": self.document_id, "chunks": self.chunks, "error": self.error}
+                "document_id": self.document_id, "version_id": self.version_id,
+                "chunks": self.chunks, "error": self.error, "title": self.title,
+                "note": self.note, "warnings": list(self.warnings),
+                "collection": self.collection,
+                "added_to_collection": self.added_to_collection}
 
 
 def linked_outcome(filename: str, status: str, doc, version, collection: str | None,
