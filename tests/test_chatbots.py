@@ -52,7 +52,7 @@ def test_bad_input_names_the_field(svc, site):
     assert "temperature" in err
     with pytest.raises(InvalidChatbot) as e:
         svc.create(EDITOR, url="http://10.0.0.7/intranet", name="Intranet bot")
-    assert "private" in e.value.errors["url"] or "not in crawl_allowed_hosts" in e.value.errors["url"]
+    assert "private" in e.value.errors["url"] or "RAGSCOPE_CRAWL_ALLOWED_HOSTS" in e.value.errors["url"]
     with pytest.raises(InvalidChatbot) as e:
         svc.create(EDITOR, name="Nothing")
     assert "collection" in e.value.errors["collections"]

@@ -199,7 +199,7 @@ def test_redirect_to_loopback_refused_without_allow_list(make_rs, site):
     (event,) = svc.events(p.run_id)
     assert event.outcome == "refused"
     assert "www.allowed.test resolves to loopback address 127.0.0.1" in event.reason
-    assert "not in crawl_allowed_hosts" in event.reason
+    assert "RAGSCOPE_CRAWL_ALLOWED_HOSTS" in event.reason
     assert site.log == [("allowed.test", "/start")]
     assert p.documents_created == 0
 

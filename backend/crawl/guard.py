@@ -116,7 +116,7 @@ class AllowList:
             try:
                 host, port = _split_host_port(item)
             except ValueError:
-                raise ValueError(f"bad entry in crawl_allowed_hosts: {item.strip()!r}") from None
+                raise ValueError(f"bad entry in RAGSCOPE_CRAWL_ALLOWED_HOSTS: {item.strip()!r}") from None
             out.add((_norm_host(host), port))
         return cls(frozenset(out))
 
@@ -135,6 +135,11 @@ class Target:
     port: int
     addresses: tuple[str, ...]
     allow_listed: bool
+
+
+# Said where a private or loopback address is refused: the setting a user can ask for (by its
+# environment name, which is how deployments set it), not the internal field name.
+_ALLOW_HINT = "; not allowed unless an admin lists it in RAGSCOPE_CRAWL_ALLOWED_HOSTS"
 
 
 class UrlGuard:
@@ -157,7 +162,7 @@ class UrlGuard:
             raise UrlRefused(shown, f"cloud metadata host {name}")
         allow_listed = self.allowed.allows(host, port)
         if (name == "localhost" or name.endswith(".localhost")) and not allow_listed:
-            raise UrlRefused(shown, f"{name} is a loopback name; not in crawl_allowed_hosts")
+            raise UrlRefused(shown, f"{name} is a loopback name{_ALLOW_HINT}")
         try:
             literal: IPAddress | None = ipaddress.ip_address(name)
         except ValueError:
@@ -176,7 +181,7 @@ class UrlGuard:
             why = address_problem(ip)
             if why and (not allow_listed or ip in METADATA_IPS
                         or (_embedded_v4(ip) or ip) in METADATA_IPS):
-                suffix = "" if allow_listed else "; not in crawl_allowed_hosts"
+                suffix = "" if allow_listed else _ALLOW_HINT
                 raise UrlRefused(shown, f"{name} resolves to {why}{suffix}")
         return answers
 
