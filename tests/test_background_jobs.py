@@ -131,6 +131,7 @@ def test_reindex_job_lands_its_summary_and_refuses_a_viewer(ingestor, rs):
     assert v.status == "done" and v.result["versions"] == 2, v
     assert v.result["summary"].startswith(f"Reindexed {v.result['chunks']} chunks of 2 versions")
     assert not v.cancellable
+    assert _job_kinds(rs) == ["ingest", "reindex"]  # one row for the run (Home listed two)
 
 
 def test_reclassify_job(ingestor, rs):
@@ -138,6 +139,12 @@ def test_reclassify_job(ingestor, rs):
     v = _finished(rs.store, dashboard_jobs.start_reclassify(rs, ADMIN, dry_run=True))
     assert v.status == "done" and v.result["summary"].startswith("would change: "), v
     assert v.total == 1 and v.unit == "documents"
+    assert _job_kinds(rs).count("reclassify") == 1
+
+
+def _job_kinds(rs) -> list[str]:
+    with rs.store.session() as s:
+        return [j.kind for j in s.query(Job).order_by(Job.id)]
 
 
 def test_upload_job_records_every_file_and_a_bad_one_does_not_stop_the_batch(rs):

@@ -106,20 +106,24 @@ class Maintenance:
         return doc_id
 
     def reindex(self, *, batch: int = 256,
-                on_progress: Callable[[int, int], None] | None = None) -> dict:
+                on_progress: Callable[[int, int], None] | None = None,
+                own_job: bool = True) -> dict:
         """Rebuild both indexes from the store. Versions chunked otherwise than their
         processing profile cuts with the current settings are re-chunked first, from their
         stored text and layout (backend/ingest/reprocess.py).
         Holds the index write lock throughout: other writers wait (up to
-        `index_lock_timeout_s`) instead of adding to an index that is being rebuilt."""
+        `index_lock_timeout_s`) instead of adding to an index that is being rebuilt.
+        `own_job=False`: the caller's job row records the run (the dashboard's background
+        job), so none is written here — the Home page listed two rows for one reindex."""
         with self.rs.index_lock.hold("reindex"):
-            return self._reindex(batch, on_progress)
+            return self._reindex(batch, on_progress, own_job)
 
-    def _reindex(self, batch: int, on_progress: Callable[[int, int], None] | None) -> dict:
+    def _reindex(self, batch: int, on_progress: Callable[[int, int], None] | None,
+                 own_job: bool = True) -> dict:
         self.consistency.repair_interrupted()
         with self.store.session() as s:
             version_ids = [v.id for v in repo.active_versions(s)]
-        job_id = start_job(self.store, "reindex", total=len(version_ids))
+        job_id = start_job(self.store, "reindex", total=len(version_ids)) if own_job else None
         try:
             rechunked = self.rechunk(publish=False)
             self.rs.vector_index.reset()
@@ -131,7 +135,8 @@ class Maintenance:
                 self.consistency.readd(all_ids[i:i + batch], set(all_ids[i:i + batch]),
                                        set(all_ids[i:i + batch]))
                 done = min(i + batch, total)
-                update_job(self.store, job_id, message=f"{done}/{total} chunks")
+                if job_id is not None:
+                    update_job(self.store, job_id, message=f"{done}/{total} chunks")
                 if on_progress:
                     on_progress(done, total)
             params = self.rs.index_params()
@@ -140,10 +145,12 @@ class Maintenance:
                     repo.put_index_meta(s, name, params[name]["backend"], params[name], total,
                                         rebuilt=True)
         except BaseException as e:
-            finish_job(self.store, job_id, "failed", error=str(e))
+            if job_id is not None:
+                finish_job(self.store, job_id, "failed", error=str(e))
             raise
         result = {"versions": len(version_ids), "chunks": total, "rechunked": rechunked}
         from backend.analysis.artifacts import purge_stale  # analyses of retired rules versions
         result["stale_analyses"] = purge_stale(self.store)
-        finish_job(self.store, job_id, "done", result=result)
+        if job_id is not None:
+            finish_job(self.store, job_id, "done", result=result)
         return result

@@ -53,10 +53,12 @@ class Reprocessor:
 
     def reclassify(self, ref: int | str | None = None, *, dry_run: bool = False,
                    on_progress: Callable[[int, int, str], None] | None = None,
-                   ) -> ReclassifyReport:
+                   own_job: bool = True) -> ReclassifyReport:
         """Classify the active version of one document (`ref`) or of every document again
         (a job with progress and cancel), store the result, and re-chunk the versions whose
-        profile changed. `dry_run`: report what would change, store nothing."""
+        profile changed. `dry_run`: report what would change, store nothing. `own_job=False`:
+        the caller's job row records the run (the dashboard's background job, whose cancel
+        stops it through `on_progress`), so none is written here."""
         with self.store.session() as s:
             if ref is not None:
                 doc = repo.get_document(s, ref)
@@ -69,7 +71,7 @@ class Reprocessor:
         types = doctypes.load(self.store)
         rep = ReclassifyReport()
         job = start_job(self.store, "reclassify", total=len(ids),
-                        params={"document": ref, "dry_run": dry_run})
+                        params={"document": ref, "dry_run": dry_run}) if own_job else None
         try:
             for i, vid in enumerate(ids, 1):
                 try:
@@ -78,17 +80,19 @@ class Reprocessor:
                     rep.failed.append(str(e))
                 rep.versions += 1
                 label = f"version {vid}"
-                if update_job(self.store, job, done=i, message=label):
+                if job is not None and update_job(self.store, job, done=i, message=label):
                     rep.cancelled = True
                     break
                 if on_progress:
                     on_progress(i, len(ids), label)
         except BaseException as e:
-            finish_job(self.store, job, "failed", error=str(e))
+            if job is not None:
+                finish_job(self.store, job, "failed", error=str(e))
             raise
-        finish_job(self.store, job, "cancelled" if rep.cancelled else "done",
-                   result={"versions": rep.versions, "changed": len(rep.changed_type),
-                           "rechunked": rep.rechunked, "failed": len(rep.failed)})
+        if job is not None:
+            finish_job(self.store, job, "cancelled" if rep.cancelled else "done",
+                       result={"versions": rep.versions, "changed": len(rep.changed_type),
+                               "rechunked": rep.rechunked, "failed": len(rep.failed)})
         return rep
 
     def _subject(self, s, v: DocumentVersion) -> tuple[Text, Context, str]:

@@ -139,8 +139,11 @@ def delete_type(rs: Ragscope, roles: Iterable[str] | str | None, name: str) -> N
 
 
 def reclassify_all(rs: Ragscope, roles: Iterable[str] | str | None, *, dry_run: bool = False,
-                   on_progress: Callable[[int, int, str], None] | None = None) -> str:
-    """`reclassify --all` from the admin page; returns the summary line."""
+                   on_progress: Callable[[int, int, str], None] | None = None,
+                   own_job: bool = True) -> str:
+    """`reclassify --all` from the admin page; returns the summary line. `own_job=False`
+    when the caller's job row records the run."""
     auth.require(roles, "reindex")
-    rep = _ingestor(rs).reclassify(None, dry_run=dry_run, on_progress=on_progress)
+    rep = _ingestor(rs).reclassify(None, dry_run=dry_run, on_progress=on_progress,
+                                   own_job=own_job)
     return ("would change: " if dry_run else "") + rep.summary()

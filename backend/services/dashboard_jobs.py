@@ -24,7 +24,8 @@ def start_reindex(rs: Ragscope, actor: Actor | None, *, wait: bool = False) -> i
 
     def work(task: background.Task) -> dict:
         res = document_actions.reindex(
-            rs, actor, on_progress=lambda done, total: task.progress(done, total))
+            rs, actor, on_progress=lambda done, total: task.progress(done, total),
+            own_job=False)  # this background job is the run's one row
         res["summary"] = (f"Reindexed {res.get('chunks', 0)} chunks of "
                           f"{res.get('versions', 0)} versions ({res.get('rechunked', 0)} "
                           "re-chunked).")
@@ -45,7 +46,8 @@ def start_reclassify(rs: Ragscope, actor: Actor | None, *, dry_run: bool = False
     def work(task: background.Task) -> dict:
         summary = classification.reclassify_all(
             rs, actor.role, dry_run=dry_run,
-            on_progress=lambda done, total, _label: task.progress(done, total))
+            on_progress=lambda done, total, _label: task.progress(done, total),
+            own_job=False)
         return {"summary": summary, "dry_run": dry_run}
 
     return background.start(rs.store, RECLASSIFY, work, title="A reclassification",

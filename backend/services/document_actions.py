@@ -158,9 +158,10 @@ def unretrievable_message(outcomes: Sequence) -> str | None:
 
 
 def reindex(rs: Ragscope, actor: Actor | None,
-            on_progress: Callable[[int, int], None] | None = None) -> dict:
+            on_progress: Callable[[int, int], None] | None = None, *,
+            own_job: bool = True) -> dict:
     access.require(actor, "reindex")
-    return _ingestor(rs).reindex(on_progress=on_progress)
+    return _ingestor(rs).reindex(on_progress=on_progress, own_job=own_job)
 
 
 def check_consistency(rs: Ragscope, actor: Actor | None):
