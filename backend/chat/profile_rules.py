@@ -73,7 +73,7 @@ class AuthorProfile:
         if self.max_sentence_words:
             lines.append(t["sentences"].format(n=self.max_sentence_words))
         if self.forbidden_words:
-            words = ", ".join(f"\u201c{w}\u201d" for w in self.forbidden_words)
+            words = ", ".join(t["quote"].format(w=w) for w in self.forbidden_words)
             lines.append(t["forbidden"].format(words=words))
         lines.append(t["format"][self.output_format])
         lines += [f"- {r.strip()}" for r in self.extra_rules.splitlines() if r.strip()]
@@ -99,6 +99,7 @@ class AuthorProfile:
 _TEXTS = {
     "en": {
         "head": "Author profile \u201c{name}\u201d:",
+        "quote": "\u201c{w}\u201d",
         "tone": "- Tone: {tone}.",
         "formality": {"formal": "- Register: formal; no colloquialisms.",
                       "neutral": "- Register: neutral and factual.",
@@ -116,6 +117,7 @@ _TEXTS = {
     },
     "de": {
         "head": "Autorenprofil \u201e{name}\u201c:",
+        "quote": "\u201e{w}\u201c",
         "tone": "- Ton: {tone}.",
         "formality": {"formal": "- Stil: formell, keine Umgangssprache.",
                       "neutral": "- Stil: neutral und sachlich.",

@@ -44,7 +44,11 @@ class BotConfig:
     max_tokens: int = 1024
     context_limit: int = 5
     policy: str = "hybrid"
-    profile_id: int | None = None  # the author profile it writes by (issue 26)
+    profile_id: int | None = None  # the author profile it writes by (issue 26); 0: none
+
+    def __post_init__(self):
+        if self.profile_id == 0 and not isinstance(self.profile_id, bool):
+            self.profile_id = None
 
     def to_dict(self) -> dict:
         return asdict(self)
