@@ -90,7 +90,7 @@ with st.form(K.PROFILES_FORM):
 if p is not None:
     st.subheader("The rules as the model sees them", anchor=False)
     language = st.radio("Language", ("en", "de"), horizontal=True, key=K.PROFILES_LANGUAGE,
-                        format_func={"en": "English", "de": "Deutsch"}.get)
+                        format_func=lambda c: md_escape({"en": "English", "de": "Deutsch"}[c]))
     st.code(p.style_rules_text(language), language=None, wrap_lines=True)
     sessions, bots = usage.get(p.id, (0, 0))
     st.caption(f"Used by {sessions:d} chat session(s) and {bots:d} chatbot(s); deleting the "

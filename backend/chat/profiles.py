@@ -209,12 +209,15 @@ def load_yaml(path: str | Path) -> dict:
 def profile_for_session(rs, session) -> AuthorProfile | None:
     """The author profile a chat session writes by, or None. `session`: a SessionInfo, its
     SessionSettings, or a session's UUID."""
-    settings = getattr(session, "settings", session)
     if isinstance(session, str):
-        from backend.chat.sessions import ChatSessions
-
-        settings = ChatSessions(rs).get_session(session).settings
-    return ProfileService(rs).get(getattr(settings, "profile_id", None))
+        with rs.store.session() as s:
+            row = s.scalar(select(ChatSession).where(ChatSession.uuid == session))
+            if row is None:
+                raise NotFound(f"chat session {session} does not exist (any more)")
+            profile_id = row.profile_id
+    else:
+        profile_id = getattr(getattr(session, "settings", session), "profile_id", None)
+    return ProfileService(rs).get(profile_id)
 
 
 def apply_session_format(rs, settings, text: str) -> tuple[str, dict]:
