@@ -135,3 +135,35 @@ def test_cli_create_list_show_delete(make_rs, monkeypatch, capsys, tmp_path):
     assert "Deleted author profile 'Kurz'" in capsys.readouterr().out
     assert main(["profiles", "show", "Kurz"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_cli_ask_with_an_author_profile(make_rs, monkeypatch, capsys, shared_embedder):
+    import argparse
+    import json
+
+    import backend.embed.embedder
+    from backend.chat.profiles import ProfileService
+    from backend.chat.service import ChatService
+    from backend.cli import chat as cli_chat
+    from backend.security.access import Actor
+
+    monkeypatch.setattr(backend.embed.embedder, "Embedder", lambda *a, **k: shared_embedder)
+    rs = make_rs()
+    monkeypatch.setenv("RAGSCOPE_DATA_DIR", str(rs.settings.data_dir))
+    p = ProfileService(rs).create(Actor.system(), name="Plain English", output_format="plain")
+    parser = argparse.ArgumentParser()
+    cli_chat.register(parser.add_subparsers(dest="cmd"))
+    a = parser.parse_args(["ask", "Anything?", "--local", "--json",
+                           "--author-profile", "plain english"])
+    assert a.fn(a) == 0
+    uuid = json.loads(capsys.readouterr().out)["session"]
+    assert ChatService(rs).get_session(uuid).settings.profile_id == p.id
+    a = parser.parse_args(["ask", "More?", "--local", "--session", uuid,
+                           "--author-profile", "none"])
+    assert a.fn(a) == 0
+    assert ChatService(rs).get_session(uuid).settings.profile_id is None
+    a = parser.parse_args(["ask", "More?", "--local", "--author-profile", "Nope"])
+    from backend.errors import NotFound
+
+    with pytest.raises(NotFound, match="author profile 'Nope' does not exist"):
+        a.fn(a)
