@@ -168,10 +168,12 @@ def _sentence_words(values: dict) -> int | None:
         if isinstance(raw, float) and raw != n or isinstance(raw, bool):
             raise ValueError
     except (TypeError, ValueError):
-        raise InvalidProfile("max_sentence_words", f"must be a whole number, not {raw!r}")
+        raise InvalidProfile("max_sentence_words",
+                             f"must be a whole number, not {raw!r}") from None
     if not MIN_SENTENCE_WORDS <= n <= MAX_SENTENCE_WORDS:
-        raise InvalidProfile("max_sentence_words", f"must be between {MIN_SENTENCE_WORDS} and "
-                                                   f"{MAX_SENTENCE_WORDS} words (or empty: no limit)")
+        raise InvalidProfile("max_sentence_words",
+                             f"must be between {MIN_SENTENCE_WORDS} and {MAX_SENTENCE_WORDS} "
+                             "words (or empty: no limit)")
     return n
 
 
