@@ -167,3 +167,23 @@ def test_cli_ask_with_an_author_profile(make_rs, monkeypatch, capsys, shared_emb
 
     with pytest.raises(NotFound, match="author profile 'Nope' does not exist"):
         a.fn(a)
+
+
+def test_an_api_question_with_an_author_profile(env):
+    from backend.chat.service import ChatService
+
+    rs, client, h = env
+    pid = client.post("/api/profiles", json=BODY, headers=h["writer"]).json()["id"]
+    r = client.post("/api/ask", json={"question": "Which port?", "profile_id": 999},
+                    headers=h["reader"])
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["field"] == "profile_id"
+    assert "no author profile with id 999" in r.json()["error"]["message"]
+    r = client.post("/api/ask", json={"question": "Which port?", "profile_id": pid},
+                    headers=h["reader"])
+    assert r.status_code == 200 and "event: answer" in r.text
+    (sess,) = ChatService(rs).list_sessions("api:reader")
+    assert sess.settings.profile_id == pid
+    r = client.post("/api/ask-jobs", json={"question": "Which port?", "profile_id": 0},
+                    headers=h["reader"])
+    assert r.status_code == 422 and r.json()["error"]["field"] == "profile_id"

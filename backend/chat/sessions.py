@@ -35,7 +35,9 @@ def _check_profile(s, cfg: SessionSettings) -> None:
     try:
         check_profile_id(s, cfg.profile_id)
     except InvalidProfile as e:
-        raise ChatInputError(str(e)) from e
+        err = ChatInputError(str(e))
+        err.field = e.field  # the API's 422 names it
+        raise err from e
 
 
 def _message_info(m: ChatMessage) -> MessageInfo:
