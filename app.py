@@ -65,7 +65,8 @@ PAGES = {
         ("pages/crawl.py", "Crawl", ":material/travel_explore:", "editor")],
     "Chatbots": [
         ("pages/chatbot.py", "Chatbots", ":material/smart_toy:", "viewer"),
-        ("pages/chatbot_builder.py", "Chatbot builder", ":material/construction:", "editor")],
+        ("pages/chatbot_builder.py", "Chatbot builder", ":material/construction:", "editor"),
+        ("pages/profiles.py", "Author profiles", ":material/edit_note:", "editor")],
     "Retrieval": [
         ("pages/query_debug.py", "Query debug", ":material/troubleshoot:", "viewer"),
         ("pages/evaluation.py", "Evaluation", ":material/analytics:", "viewer"),

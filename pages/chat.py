@@ -40,6 +40,7 @@ from backend.ui.citations import (
 )
 from pages._chat_jobs import follow as follow_job, pending as pending_job, start as start_job
 from pages._feedback import feedback_row, ratings
+from pages._profile_pick import profile_select
 from pages._common import (
     cached_filter_options,
     current_scope,
@@ -264,6 +265,7 @@ def _settings_form(sess: SessionInfo) -> None:
         profiles = list(PROFILES)
         profile = c7.selectbox("Answer format", profiles, format_func=PROFILE_LABELS.get,
                                index=profiles.index(cfg.answer_profile), key=f"{k}.profile")
+        author = profile_select(rs, cfg.profile_id, f"{k}.profile_id")  # issue 26
         system_prompt = st.text_area("System prompt (added to the fixed rules)",
                                      value=cfg.system_prompt, key=f"{k}.system_prompt")
         if st.form_submit_button("Save settings", icon=":material/save:"):
@@ -274,14 +276,15 @@ def _settings_form(sess: SessionInfo) -> None:
                                   context_limit=limit, temperature=temperature,
                                   max_tokens=int(max_tokens), policy=policy,
                                   answer_profile=profile, system_prompt=system_prompt,
-                                  context_mode=context_mode)))
+                                  context_mode=context_mode, profile_id=author)))
                     st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
                     st.rerun()
                 svc.update_settings(sess.uuid, user=owner, provider=provider, model=model,
                                     collections=chosen, context_limit=limit,
                                     temperature=temperature, max_tokens=int(max_tokens),
                                     policy=policy, answer_profile=profile,
-                                    system_prompt=system_prompt, context_mode=context_mode)
+                                    system_prompt=system_prompt, context_mode=context_mode,
+                                    profile_id=author)
                 st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
                 st.rerun()
             except RagscopeError as e:

@@ -18,6 +18,7 @@ from backend.retrieval import POLICIES
 from backend.ui import state as K
 from pages._chatbot_common import cited_text, get_bots, sources_rows
 from pages._common import current_actor, md_escape, require_page
+from pages._profile_pick import profile_select
 
 REFRESH_S = 1.0
 STEPS = ("Source", "Build", "Configure", "Test", "Publish")
@@ -139,7 +140,7 @@ def _generate(field: str) -> None:
 
 
 FORM_FIELDS = (*FIELDS, "collections", "provider", "model", "policy", "temperature",
-               "max_tokens", "context_limit")
+               "max_tokens", "context_limit", "profile_id")
 
 
 def _save(nonce: int, then: int | None = None) -> None:
@@ -326,8 +327,9 @@ elif step == 3:
         c[2].selectbox("Sources per answer", CONTEXT_LIMITS,
                        index=CONTEXT_LIMITS.index(draft["context_limit"]),
                        key=key("context_limit"))
+        profile_select(bots.rs, draft.get("profile_id"), key("profile_id"))  # issue 26
         field_error("collections", "provider", "model", "temperature", "max_tokens",
-                    "context_limit", "policy")
+                    "context_limit", "policy", "profile_id")
         b = st.columns(4)
         b[0].form_submit_button("Save", key=K.BOTS_SAVE, on_click=_save, args=(nonce,))
         b[3].form_submit_button("Save and test", key=f"{K.BOTS_GOTO}.4", on_click=_save,

@@ -82,7 +82,8 @@ def test_document_metadata_is_a_field_value_table(app, corpus):
 @pytest.mark.parametrize("page", ["explorer", "document", "structure", "home", "costs",
                                   "evaluation", "analysis", "admin_access", "admin_tokens",
                                   "admin_users", "document_types", "settings", "crawl",
-                                  "chatbot_builder", "upload", "query_debug", "chat"])
+                                  "chatbot_builder", "upload", "query_debug", "chat",
+                                  "profiles"])
 def test_no_table_cell_reads_none_and_no_deprecation_is_logged(app, corpus, page, monkeypatch):
     from tests.test_page_warnings import _deprecations
 

@@ -188,7 +188,7 @@ def _source(n: int, h: Hit) -> dict:
 def respond(chat, sess, q: str, routed: Routed) -> Iterator:
     """The chat events of a routed answer (Retrieved, Delta, Answered), the answer stored
     like any other (citations checked, sources indexed for deletes) with its trace."""
-    from backend.chat.format_check import apply_profile
+    from backend.chat.profiles import apply_session_format
     from backend.chat.types import Delta, Retrieved
     from backend.llm.tokens import count_tokens
     from backend.retrieval.traces import save_trace
@@ -210,7 +210,7 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
     retrieval_ms = round(routed.ms + _ms(t0), 3)
     yield Retrieved(sources, trace_id, retrieval_ms)
     yield Delta(a.text)
-    text, fmt = apply_profile(a.text, cfg.answer_profile)
+    text, fmt = apply_session_format(chat.rs, cfg, a.text)
     citations = line_citations(text, len(sources))
     citations.update(confidence.fields(None, sources, q, False, analysis=True))
     for src in sources:

@@ -68,7 +68,7 @@ def ask_response(body: AskRequest, request: Request, actor: Actor) -> StreamingR
     events = search_service.ask_stream(
         services(request), actor, body.question, session=body.session,
         collections=body.collections, policy=body.policy, context_limit=body.context_limit,
-        context=body.context,
+        context=body.context, profile_id=body.profile_id,
         provider_factory=getattr(request.app.state, "provider_factory", None))
     return StreamingResponse(_events(events), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

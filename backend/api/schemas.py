@@ -64,6 +64,9 @@ class AskRequest(Strict):
         "or `full` (500 lines), for the model's prompt and the rewrite of follow-up "
         "questions; stored with the session (omitted: a new session is regular, a continued "
         "one keeps its own)")
+    profile_id: int | None = Field(None, ge=1, le=2**53, description=(
+        "the author profile (style rules, `/api/profiles`) the session writes by; stored with "
+        "the session (omitted: a continued session keeps its own)"))
 
 
 class Page(BaseModel):

@@ -65,6 +65,8 @@ class ChatbotCreate(Strict):
     max_tokens: int = Field(1024, ge=1, le=MAX_OUTPUT_TOKENS)
     context_limit: Literal[CONTEXT_LIMITS] = 5
     policy: Policy = "hybrid"
+    profile_id: int | None = Field(None, ge=1, description="the author profile (style "
+                                                            "rules) it writes by; /api/profiles")
 
 
 class ChatbotUpdate(Strict):
@@ -84,6 +86,8 @@ class ChatbotUpdate(Strict):
     max_tokens: int | None = Field(None, ge=1, le=MAX_OUTPUT_TOKENS)
     context_limit: Literal[CONTEXT_LIMITS] | None = None
     policy: Policy | None = None
+    profile_id: int | None = Field(None, ge=0, description="the author profile it writes by; "
+                                                            "0: none")
 
 
 class GenerateRequest(Strict):
@@ -131,6 +135,7 @@ class ChatbotOut(BaseModel):
     max_tokens: int
     context_limit: int
     policy: str
+    profile_id: int | None = None
     source_url: str
     config_version: int
     created_by: str

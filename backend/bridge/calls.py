@@ -49,6 +49,17 @@ def search_result(rs, a: argparse.Namespace) -> dict[str, Any]:
     return json.loads(json.dumps(res.to_dict(), ensure_ascii=False, default=str))
 
 
+def _author_profile(rs, ref: str | None) -> dict:
+    """`--author-profile ID|NAME|none` as a session change (issue 26)."""
+    if ref is None:
+        return {}
+    if str(ref).strip().lower() == "none":
+        return {"profile_id": None}
+    from backend.chat.profiles import ProfileService
+
+    return {"profile_id": ProfileService(rs).show(ref).id}
+
+
 def ask_events(svc, a: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """The CLI's question (`a`: its arguments) as plain events: `retrieved`, `delta`,
     `fallback`, and last `answered` with the session and the stored message."""
@@ -62,6 +73,7 @@ def ask_events(svc, a: argparse.Namespace) -> Iterator[dict[str, Any]]:
                                  ("collections", a.collection),
                                  ("context_mode", getattr(a, "context", None)))
                if v is not None}
+    changes.update(_author_profile(svc.rs, getattr(a, "author_profile", None)))
     if a.collection:
         scope.collections(a.collection)  # outside the scope: "unknown collection"
     if a.session:

@@ -12,7 +12,7 @@ RUN_FILE = Path("run") / "api.json"
 SECRET_HEADER = "X-Ragscope-Local"
 SEARCH_ARGS = ("query", "policy", "k", "collection", "fusion", "expand", "save_trace", "as_user")
 ASK_ARGS = ("question", "session", "provider", "model", "collection", "context", "user",
-            "as_user")
+            "as_user", "author_profile")
 
 
 def namespace(body: dict, allowed: tuple[str, ...]) -> argparse.Namespace:

@@ -9,6 +9,10 @@ without any). Rules, each switched on by the answer profile's configuration:
 | dashes_forbidden            | profile.grammar_and_syntax.dashes = "forbidden" | – (U+2013), — (U+2014)         |
 | hashtags_forbidden          | structure.formatting.hashtags = "none"          | #Hashtag pattern               |
 | exclamation_marks_sparing   | profile.formatting.exclamation_marks = "sparing"| at most 2 exclamation marks    |
+| sentence_too_long           | profile.grammar_and_syntax.max_sentence_words   | words per sentence (N)         |
+| forbidden_words             | profile.vocabulary.forbidden_words = [...]      | whole words, any case          |
+
+The last two come from an author profile (backend/chat/profile_rules.py, issue 26).
 
 The seed's German keys are accepted too (formatierung, ausgabe.format = "reiner Text",
 fettschrift, hashtags = "keine", grammatik_und_satzbau.gedankenstriche, ausrufezeichen).
@@ -21,6 +25,8 @@ import re
 from typing import Any
 
 import regex
+
+from backend.answer.evidence.sentences import split_sentences
 
 MAX_EXCLAMATION_MARKS = 2
 _POINTS_PER_RULE = 2
@@ -45,7 +51,10 @@ _SUGGESTIONS = {
     "dashes_forbidden": "Replace en/em dashes (– —) with a hyphen, comma or full stop.",
     "hashtags_forbidden": "Remove the hashtags.",
     "exclamation_marks_sparing": f"Use at most {MAX_EXCLAMATION_MARKS} exclamation marks.",
+    "sentence_too_long": "Split the long sentences into shorter ones.",
+    "forbidden_words": "Replace the words the author profile forbids.",
 }
+_CITATION = re.compile(r"\[\d[\d,;\s]*\]")
 
 
 def _get(cfg: dict | None, *paths: tuple[str, ...]) -> Any:
@@ -88,7 +97,22 @@ def active_rules(structure_config: dict | None, profile_config: dict | None) -> 
     excl = _get(p, ("formatting", "exclamation_marks"), ("formatierung", "ausrufezeichen"))
     if excl is not None and str(excl).strip().lower() in {"sparing", "sparsam", "few"}:
         rules.append("exclamation_marks_sparing")
+    if _sentence_limit(p):
+        rules.append("sentence_too_long")
+    if _forbidden(p):
+        rules.append("forbidden_words")
     return rules
+
+
+def _sentence_limit(p: dict | None) -> int | None:
+    n = _get(p, ("grammar_and_syntax", "max_sentence_words"),
+             ("grammatik_und_satzbau", "max_satzlaenge"))
+    return int(n) if isinstance(n, (int, float)) and n > 0 else None
+
+
+def _forbidden(p: dict | None) -> list[str]:
+    words = _get(p, ("vocabulary", "forbidden_words"), ("wortwahl", "verbotene_woerter"))
+    return [str(w) for w in words or [] if str(w).strip()]
 
 
 # ---- the single checks: each returns findings {"type", "position", "text"} ---------------
@@ -136,6 +160,32 @@ def check_exclamation_marks(text: str) -> list[dict]:
     return [{"type": "exclamation_mark", "position": i, "text": "!"} for i in marks]
 
 
+def check_sentence_length(text: str, limit: int) -> list[dict]:
+    """Sentences (the answer's own splitter: "z. B." and "1. Januar" end none) with more
+    than `limit` words; citation marks do not count as words."""
+    out, start = [], 0
+    for line in text.splitlines(keepends=True):
+        for sentence in split_sentences(line):
+            n = len(regex.findall(r"\w+", _CITATION.sub(" ", sentence)))
+            if n > limit:
+                pos = text.find(sentence, start)
+                out.append({"type": "long_sentence", "position": max(pos, 0),
+                            "text": f"{n} words: {sentence[:40]}"})
+        start += len(line)
+    return out
+
+
+def check_forbidden_words(text: str, words: list[str]) -> list[dict]:
+    """Each forbidden word or phrase as a whole word, in any case ("super" not in
+    "Superlativ")."""
+    out = []
+    for w in words:
+        pattern = regex.compile(rf"(?<!\w){regex.escape(w.strip())}(?!\w)", regex.I)
+        out += [{"type": "forbidden_word", "position": m.start(), "text": m.group()}
+                for m in pattern.finditer(text)]
+    return sorted(out, key=lambda f: f["position"])
+
+
 _CHECKS = {
     "emojis_forbidden": check_emojis,
     "markdown_forbidden": check_markdown,
@@ -156,6 +206,11 @@ def _describe(rule: str, findings: list[dict]) -> str:
         return f"{' and '.join(p for p in parts if p)} at position(s) {pos}"
     if rule == "exclamation_marks_sparing":
         return f"{n} exclamation marks (at most {MAX_EXCLAMATION_MARKS}) at position(s) {pos}"
+    if rule == "sentence_too_long":
+        return f"{n} sentence(s) longer than the limit at position(s) {pos}"
+    if rule == "forbidden_words":
+        sample = ", ".join(dict.fromkeys(f["text"] for f in findings[:5]))
+        return f"{n} forbidden word(s) ({sample}) at position(s) {pos}"
     what = {"emojis_forbidden": "emoji(s)", "markdown_forbidden": "Markdown mark-up(s)",
             "bold_forbidden": "bold mark-up(s)", "hashtags_forbidden": "hashtag(s)"}[rule]
     sample = ", ".join(dict.fromkeys(f["text"] for f in findings[:5]))
@@ -168,7 +223,12 @@ def check_formatting(text: str, structure_config: dict | None = None,
     rules = active_rules(structure_config, profile_config)
     issues, suggestions, details = [], [], []
     for rule in rules:
-        findings = _CHECKS[rule](text)
+        if rule == "sentence_too_long":
+            findings = check_sentence_length(text, _sentence_limit(profile_config))
+        elif rule == "forbidden_words":
+            findings = check_forbidden_words(text, _forbidden(profile_config))
+        else:
+            findings = _CHECKS[rule](text)
         if findings:
             issues.append(f"{rule}: {_describe(rule, findings)}")
             suggestions.append(_SUGGESTIONS[rule])
@@ -225,11 +285,24 @@ def is_plain(profile: str) -> bool:
     return str(fmt).strip().lower() in _PLAIN_FORMATS
 
 
-def apply_profile(text: str, profile: str) -> tuple[str, dict]:
-    """Post-process (plain-text profiles only), then check. Returns (text, feedback)."""
+def _merge(base: dict, extra: dict) -> dict:
+    out = dict(base)
+    for k, v in extra.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def apply_profile(text: str, profile: str,
+                  extra: tuple[dict, dict] | None = None) -> tuple[str, dict]:
+    """Post-process (plain-text profiles only), then check. Returns (text, feedback).
+    `extra`: (structure, profile) configuration merged over the answer profile's — an
+    author profile's rules (backend/chat/profile_rules.py `format_config`)."""
     cfg = PROFILES.get(profile, PROFILES["markdown"])
+    structure, prof = cfg["structure"], cfg["profile"]
+    if extra:
+        structure, prof = _merge(structure, extra[0]), _merge(prof, extra[1])
     if is_plain(profile):
         text = strip_markdown(text)
-    result = check_formatting(text, cfg["structure"], cfg["profile"])
+    result = check_formatting(text, structure, prof)
     result["profile"] = profile if profile in PROFILES else "markdown"
     return text, result

@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from backend.security.access import Scope
 from backend.answer import route as chat_route
 from backend.chat import followup, followup_context, question_url
+from backend.chat.profiles import ProfileService, apply_session_format
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
 from backend.chat.prompt import build_prompt, check_citations
@@ -50,6 +51,7 @@ from backend.answer import confidence
 from backend.answer.extractive import ExtractiveProvider
 from backend.llm.pricing import pricing_table
 from backend.llm.tokens import count_tokens
+from backend.ingest.language import detect_language
 from backend.retrieval import RetrievalParams, RetrievalResult, Retriever, TraceOwner
 from backend.retrieval.query import parse_query
 from backend.store import repo
@@ -221,8 +223,10 @@ class ChatService(ChatSessions):
         t_ret = time.perf_counter()  # first token is timed from here: gate + generation
         if assessment is None and evidence:
             assessment = assess(q, evidence, encoder, known=known, cross=self.cross)
+        author = ProfileService(self.rs).get(cfg.profile_id)  # style rules (issue 26)
         prompt = build_prompt(asked, evidence, system_prompt=cfg.system_prompt,
-                              history=history or [])
+                              history=history or [], style_rules=author.style_rules_text(
+                                  detect_language(asked) or "en") if author else "")
         request = GenerationRequest(
             model=cfg.model or default_model(self.settings, cfg.provider), system=prompt.system,
             messages=prompt.messages, question=q, evidence=evidence,
@@ -249,7 +253,7 @@ class ChatService(ChatSessions):
             yield from gen.run(provider, request)
         latency_ms = _ms(t0)
 
-        text, fmt = apply_profile(gen.text, cfg.answer_profile)
+        text, fmt = apply_session_format(self.rs, cfg, gen.text)
         citations = check_citations(text, len(sources))
         if assessment is not None:
             citations["evidence_score"] = round(assessment.best, 4)

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from sqlalchemy import Integer, func, select
 
 from backend.chat import citations as cite
+from backend.chat.profiles import InvalidProfile, check_profile_id
 from backend.chat.sources import record_sources, scope_sources
 from backend.chat.types import (
     SETTING_FIELDS,
@@ -27,6 +28,16 @@ from backend.errors import NotFound
 from backend.security.access import Scope
 from backend.store.chat_models import DEFAULT_TITLE, ChatMessage, ChatSession
 from backend.store.models import utcnow
+
+
+def _check_profile(s, cfg: SessionSettings) -> None:
+    """A session never points at a profile that does not exist."""
+    try:
+        check_profile_id(s, cfg.profile_id)
+    except InvalidProfile as e:
+        err = ChatInputError(str(e))
+        err.field = e.field  # the API's 422 names it
+        raise err from e
 
 
 def _message_info(m: ChatMessage) -> MessageInfo:
@@ -54,6 +65,7 @@ class ChatSessions:
         settings.setdefault("provider", self.settings.chat_default_provider)
         cfg = self._settings(**settings)
         with self.rs.store.session() as s:
+            _check_profile(s, cfg)
             row = ChatSession(uuid=str(uuidlib.uuid4()), user=user, title=DEFAULT_TITLE,
                               chatbot_id=chatbot_id, **cfg.model_dump())
             s.add(row)
@@ -129,6 +141,7 @@ class ChatSessions:
             row = self._row(s, uuid, user)
             current = {f: getattr(row, f) for f in SETTING_FIELDS}
             cfg = self._settings(**{**current, **changes})
+            _check_profile(s, cfg)
             for k, v in cfg.model_dump().items():
                 setattr(row, k, v)
             return self._info(s, row)

@@ -43,6 +43,8 @@ class SessionSettings(BaseModel):
     # how much of the conversation answers see: regular (RAGSCOPE_CHAT_CONTEXT_LINES, 25) or
     # full (RAGSCOPE_CHAT_FULL_CONTEXT_LINES, 500), seed 004
     context_mode: Literal["regular", "full"] = "regular"
+    # the author profile (style rules) answers write by (backend/chat/profiles.py); None: none
+    profile_id: int | None = Field(None, ge=1)
 
     @field_validator("provider")
     @classmethod

@@ -25,6 +25,7 @@ from backend.security import access
 from backend.security.access import Actor, Scope
 from backend.chat.service import Answered, ChatService
 from backend.chat.types import ChatInputError, Delta, Fallback, Retrieved
+from backend.chat.profiles import profile_errors
 from backend.chatbots.build import BuildMixin
 from backend.chatbots.generate import GenerateMixin
 from backend.chatbots.spec import (
@@ -187,6 +188,7 @@ class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
             errors["collections"] = "enter a URL to crawl or choose at least one collection"
         with self.store.session() as s:
             self._check_unique(s, cfg, None, errors)
+            profile_errors(s, cfg.profile_id, errors)
             missing = self._unknown_collections(s, actor, [c for c in collections if c])
             if missing:
                 errors.setdefault("collections", f"unknown collection(s): {', '.join(missing)}")
@@ -267,6 +269,7 @@ class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
             cfg.collections = list(dict.fromkeys(c.strip() for c in cfg.collections if c.strip()))
             errors = validate_config(cfg, publishing=bot.status == "published")
             self._check_unique(s, cfg, bot.id, errors)
+            profile_errors(s, cfg.profile_id, errors)
             missing = self._unknown_collections(s, actor, cfg.collections)
             if missing:
                 errors.setdefault("collections", f"unknown collection(s): {', '.join(missing)}")
@@ -333,7 +336,8 @@ class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
         c = bot.config
         return dict(provider=c.provider, model=c.model, collections=list(c.collections),
                     context_limit=c.context_limit, temperature=c.temperature,
-                    max_tokens=c.max_tokens, policy=c.policy, system_prompt=c.system_prompt)
+                    max_tokens=c.max_tokens, policy=c.policy, system_prompt=c.system_prompt,
+                    profile_id=c.profile_id)
 
     def _session(self, actor: Actor, bot: BotInfo, uuid: str | None) -> str:
         settings = self.session_settings(bot)

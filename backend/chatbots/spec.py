@@ -44,6 +44,11 @@ class BotConfig:
     max_tokens: int = 1024
     context_limit: int = 5
     policy: str = "hybrid"
+    profile_id: int | None = None  # the author profile it writes by (issue 26); 0: none
+
+    def __post_init__(self):
+        if self.profile_id == 0 and not isinstance(self.profile_id, bool):
+            self.profile_id = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -134,6 +139,9 @@ def validate_config(cfg: BotConfig, *, publishing: bool = False) -> dict[str, st
         e["context_limit"] = f"context limit must be one of {', '.join(map(str, CONTEXT_LIMITS))}"
     if cfg.policy not in POLICIES:
         e["policy"] = f"unknown retrieval policy {cfg.policy!r}"
+    if cfg.profile_id is not None and (isinstance(cfg.profile_id, bool) or
+                                       not isinstance(cfg.profile_id, int) or cfg.profile_id < 1):
+        e["profile_id"] = f"must be an author profile id, not {cfg.profile_id!r}"
     return e
 
 

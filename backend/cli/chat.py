@@ -189,6 +189,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="conversation context of the session: regular (the last "
                         "RAGSCOPE_CHAT_CONTEXT_LINES lines) or full "
                         "(RAGSCOPE_CHAT_FULL_CONTEXT_LINES); stored with the session")
+    x.add_argument("--author-profile", metavar="ID|NAME",
+                   help="the session's author profile (style rules; `profiles list`), "
+                        "'none' for none; stored with the session")
     x.add_argument("--user", help="owner of a new session (shown on the dashboard)")
     x.add_argument("--json", action="store_true", help="print the answer and sources as JSON")
     x.add_argument("--local", action="store_true",

@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import documents as cli_documents
     from backend.cli import ingest as cli_ingest
     from backend.cli import maintenance as cli_maintenance
+    from backend.cli import profiles as cli_profiles
     from backend.cli import search as cli_search
     from backend.cli import search_node as cli_search_node
     from backend.cli import stack as cli_stack
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_crawl.register(sub)
     cli_chatbot.register(sub)
     cli_chat.register(sub)
+    cli_profiles.register(sub)
     cli_ingest.register(sub)
     cli_analysis.register(sub)
     cli_access.register(sub)

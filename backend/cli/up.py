@@ -38,6 +38,9 @@ def cmd_up(a) -> int:
                                            as_new_document=False, new_version_of=None))
         if rc not in (0, 1):
             return rc
+        from backend.cli.profiles import sample_profiles
+
+        sample_profiles()  # the sample author profiles, unless there are profiles already
     if not a.no_api:
         from backend.api.cli import start_api_beside
 

@@ -56,6 +56,7 @@ ACTIONS = {
     "crawl": "editor",  # crawl sources: create, edit, delete, run, cancel, resume, schedules
     # chatbots: create, edit, build (crawl), generate fields, test-ask drafts, publish
     "chatbot_edit": "editor",
+    "author_profiles": "editor",  # author profiles (style rules): create, edit, delete
     "watch_folder": "admin",  # a folder source reads the server's file system
     "manage_users": "admin",
     "manage_tokens": "admin",  # API tokens: create, list, revoke (backend/api/tokens.py)

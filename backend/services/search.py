@@ -138,7 +138,7 @@ def chat_user(actor: Actor) -> str:
 def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
                collections: list[str] | None = None, policy: str = "hybrid",
                context_limit: int = 5, context: str | None = None,
-               provider_factory=None) -> Iterator:
+               profile_id: int | None = None, provider_factory=None) -> Iterator:
     """Validate the question and open (or continue) the actor's session, then return the
     iterator of chat events (Retrieved, Delta, Fallback, Answered). Invalid input raises
     here, before anything is streamed."""
@@ -160,8 +160,10 @@ def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
                                  policy=policy, context_limit=context_limit)
         if context is not None:
             chat.update_settings(info.uuid, user=user, context_mode=context)
+        if profile_id is not None:  # an author profile (issue 26)
+            chat.update_settings(info.uuid, user=user, profile_id=profile_id)
     else:
         info = chat.create_session(user, collections=collections or [], policy=policy,
                                    context_limit=context_limit,
-                                   context_mode=context or "regular")
+                                   context_mode=context or "regular", profile_id=profile_id)
     return chat.ask_stream(info.uuid, q, scope=scope, user=user)

@@ -41,6 +41,9 @@ class ChatSession(Base):
     chatbot_id: Mapped[int | None] = mapped_column(
         ForeignKey("chatbots.id", ondelete="CASCADE", name="fk_chat_sessions_chatbot_id"),
         nullable=True, index=True)
+    # the author profile it writes by (migration 0026); None: no style rules
+    profile_id: Mapped[int | None] = mapped_column(
+        ForeignKey("author_profiles.id", ondelete="SET NULL"), nullable=True, index=True)
 
     messages: Mapped[list["ChatMessage"]] = relationship(
         back_populates="session", cascade="all, delete-orphan", passive_deletes=True,

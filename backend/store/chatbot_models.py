@@ -50,6 +50,9 @@ class Chatbot(Base):
     build_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True),
                                                               nullable=True)
     build_started_pages: Mapped[int] = mapped_column(Integer, default=0)
+    # the author profile it writes by (migration 0026); None: no style rules
+    profile_id: Mapped[int | None] = mapped_column(
+        ForeignKey("author_profiles.id", ondelete="SET NULL"), nullable=True, index=True)
     config_version: Mapped[int] = mapped_column(Integer, default=1)
     created_by: Mapped[str] = mapped_column(String(100), default="")
     updated_by: Mapped[str] = mapped_column(String(100), default="")

@@ -299,3 +299,17 @@ def bots_field(slug: str, nonce: int, field: str) -> str:
 # ---- background jobs (pages/_jobs.py) ----------------------------------------------------------
 JOBS_WATCH = "jobs.watch"  # + "." + job kind: the running job this session follows
 JOBS_CANCEL = "jobs.cancel"  # + "." + job id
+
+# ---- author profiles (pages/profiles.py; issue 26) --------------------------------------------
+PROFILES_FLASH = "profiles.flash"
+PROFILES_PICK = "profiles.pick"  # the profile in the edit form (0 = a new one)
+PROFILES_FORM = "profiles.form"
+PROFILES_FIELD = "profiles.field"  # + "." + profile id + "." + form field
+PROFILES_DELETE = "profiles.delete"
+PROFILES_LANGUAGE = "profiles.language"  # the language of the rules preview
+DEFAULTS.update({PROFILES_FLASH: None, PROFILES_PICK: 0})
+
+
+def profiles_field(profile_id: int, field: str) -> str:
+    """Widget key of a field of the profile form (per profile, so switching shows its values)."""
+    return f"{PROFILES_FIELD}.{profile_id or 'new'}.{field}"
