@@ -337,8 +337,10 @@ class Retriever:
         tokens = [x.casefold() for x in q.exact_tokens]
         boosted = 0
         for h in hits:
-            text = h.text.casefold()
-            b = sum(1 for ph in phrases if ph in text) + sum(1 for t in tokens if t in text)
+            b = 0
+            if phrases or tokens:  # casefolding ~80 passages costs more than the rest here
+                text = h.text.casefold()
+                b = sum(1 for ph in phrases if ph in text) + sum(1 for t in tokens if t in text)
             names = {h.document_title.casefold(), h.filename.casefold(),
                      h.filename.rsplit(".", 1)[0].casefold()}
             if any(len(n) >= 4 and n in qlow for n in names):
