@@ -151,7 +151,8 @@ def cpu_seconds(procs) -> float:
     return total
 
 
-def measure(data_dir: Path, token: str, workers: int, seconds: float) -> dict:
+def measure(data_dir: Path, token: str, workers: int, seconds: float,
+            per_client: int = 20) -> dict:
     procs = [start_server(data_dir, _free_port()) for _ in range(workers)]
     try:
         urls = [f"http://127.0.0.1:{p.args[p.args.index('--port') + 1]}" for p in procs]
@@ -159,7 +160,7 @@ def measure(data_dir: Path, token: str, workers: int, seconds: float) -> dict:
         closed_loop(reqs, workers, 5)  # warm-up: model loaded, indexes open in each worker
         single = closed_loop(reqs, 1, 40)
         cpu0 = cpu_seconds(procs)
-        cap = closed_loop(reqs, 4 * workers, 20)
+        cap = closed_loop(reqs, 4 * workers, per_client)
         cpu = cpu_seconds(procs) - cpu0
         cap["cpu_ms_per_search"] = round(cpu * 1000 / max(1, cap["requests"]), 1)
         load = open_loop(reqs, cap["rps"] / 2, seconds)
@@ -202,12 +203,15 @@ def main() -> int:
                     help="worker processes to measure (repeatable; default 1 and 2)")
     ap.add_argument("--seconds", type=float, default=30.0, help="open-loop duration")
     ap.add_argument("--data-dir", type=Path, help="reuse a prepared data dir")
+    ap.add_argument("--per-client", type=int, default=20,
+                    help="capacity phase: searches per client (more: a steadier CPU figure)")
     ap.add_argument("--record", action="store_true", help="write docs/benchmarks.md")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-api-load-")) / "var"
     token = prepare(data_dir)
-    results = [measure(data_dir, token, w, args.seconds) for w in (args.workers or [1, 2])]
+    results = [measure(data_dir, token, w, args.seconds, args.per_client)
+               for w in (args.workers or [1, 2])]
     print(json.dumps(results, indent=1))
     text = report(results, args.seconds)
     print(text)

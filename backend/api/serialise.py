@@ -2,7 +2,7 @@
 dataclasses in one place, so both interfaces answer alike."""
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
@@ -11,7 +11,10 @@ from backend.services import documents
 from backend.security.display import safe_text
 from backend.services.library import JobInfo
 from backend.services.navigation import OriginalMeta, SectionText, TextPage
+from backend.retrieval import Hit
 from backend.services.search import SearchPage, SmartResult
+
+_HIT_FIELDS = tuple(f.name for f in fields(Hit))
 
 
 def aware(value: Any) -> Any:
@@ -40,9 +43,15 @@ def download_url(doc_id: int, version: int) -> str:
     return f"/api/documents/{doc_id}/original?version={version}"
 
 
+def _fields(hit: Hit) -> dict:
+    """A hit's fields, not copied (`asdict` deep-copies each value: 3x the time for flat
+    fields that are only encoded to JSON)."""
+    return {name: getattr(hit, name) for name in _HIT_FIELDS}
+
+
 def search_page(page: SearchPage, *, include_trace: bool = False) -> dict:
     res = page.result
-    hits = [{**asdict(h), "version": h.version_number, "breadcrumb": h.breadcrumb,
+    hits = [{**_fields(h), "version": h.version_number, "breadcrumb": h.breadcrumb,
              "links": {**document_links(h.document_id),
                        **({"section": f"/api/documents/{h.document_id}/section?section_id="
                                       f"{h.section_id}"} if h.section_id else {})}}

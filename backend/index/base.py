@@ -10,7 +10,7 @@ ingestion takes it around a whole publish step (both indexes + activation in the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,6 +83,9 @@ class IndexHit:
     score: float
     rank: int  # 1-based
     highlights: list[str] = field(default_factory=list)
+    # an index that `defers_highlights` (tantivy), asked to: the snippet, computed when called
+    # (only for the hits a caller returns; docs/retrieval.md, "Snippets")
+    pending: Callable[[], list[str]] | None = field(default=None, repr=False, compare=False)
 
 
 @runtime_checkable
@@ -143,7 +146,9 @@ class KeywordIndex(Protocol):
         matched terms marked as <b>..</b> (HTML-escaped otherwise), for the first
         `highlight_limit` hits (all when None; snippets cost more than the search) except
         those in `highlight_skip` (chunks whose snippet the caller has from elsewhere; an
-        index may still return one)."""
+        index may still return one). An index with `defers_highlights = True` also takes
+        `defer_highlights=True`: those hits then carry `pending` instead, the snippet computed
+        when called."""
 
     def texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """Stored text of the given chunks; missing ids are left out (used by `check`)."""

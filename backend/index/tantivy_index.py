@@ -10,6 +10,7 @@ User text is never given to tantivy's query parser: it is run through the field'
 and turned into term queries, so quotes, colons, brackets, `AND`/`NOT` etc. are just text."""
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
 import threading
@@ -35,7 +36,7 @@ from backend.index.tantivy_schema import (  # noqa: F401  (ANALYZER etc. are rea
     _analyzer,
     _build_schema,
 )
-from backend.index.tantivy_snippets import highlight, within_one
+from backend.index.tantivy_snippets import Snippets, within_one
 from backend.index.writelock import IndexWriteLock
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ class TantivyKeywordIndex:
 
     name = "tantivy"
     analyzer = ANALYZER
+    defers_highlights = True  # search(defer_highlights=True): snippets when asked for
 
     def __init__(self, settings: Settings, *, field_boosts: dict[str, float] | None = None,
                  lock: IndexWriteLock | None = None):
@@ -257,6 +259,7 @@ class TantivyKeywordIndex:
     def search(
         self, query: str, k: int, flt: IndexFilter | None = None, *, fuzzy: bool = False,
         highlight_limit: int | None = None, highlight_skip: Collection[str] = (),
+        defer_highlights: bool = False,
     ) -> list[IndexHit]:
         filters = self._filter_queries(flt) if k > 0 else None
         built = self._query(query, filters, fuzzy) if filters is not None else None
@@ -267,22 +270,22 @@ class TantivyKeywordIndex:
         hits = searcher.search(final, limit=k, count=False).hits
         if not hits:
             return []
-        generators = [self._snippet_generator(searcher, text_query, f) for f in TEXT_FIELDS]
+        snippets = Snippets(searcher, text_query, self.schema, TEXT_FIELDS, SNIPPET_CHARS,
+                            (lambda text: self._fuzzy_highlight(searcher, query, text))
+                            if fuzzy else None)
         out: list[IndexHit] = []
         for rank, (score, addr) in enumerate(hits, start=1):
             doc = searcher.doc(addr)
-            cid = doc.get_first("chunk_id")
-            if (highlight_limit is not None and rank > highlight_limit) or cid in highlight_skip:
-                out.append(IndexHit(chunk_id=cid, score=float(score), rank=rank))
+            hit = IndexHit(chunk_id=doc.get_first("chunk_id"), score=float(score), rank=rank)
+            out.append(hit)
+            if (highlight_limit is not None and rank > highlight_limit) \
+                    or hit.chunk_id in highlight_skip:
                 continue
             text = doc.get_first("text_de") or ""
-            snippet = highlight(text, generators)
-            if not snippet and fuzzy:
-                snippet = self._fuzzy_highlight(searcher, query, text)
-            out.append(IndexHit(
-                chunk_id=cid, score=float(score), rank=rank,
-                highlights=[snippet] if snippet else [],
-            ))
+            if defer_highlights:
+                hit.pending = functools.partial(snippets.of, text)
+            else:
+                hit.highlights = snippets.of(text)
         return out
 
     def match_counter(self, flt: IndexFilter | None = None) -> Callable[[str], int]:
@@ -382,13 +385,9 @@ class TantivyKeywordIndex:
                         for t in own if any(within_one(t, w) for w in wanted)]
         if not clauses:
             return ""
-        q = Q.boolean_query(clauses)
-        return highlight(text, [self._snippet_generator(searcher, q, f) for f in TEXT_FIELDS])
-
-    def _snippet_generator(self, searcher: tantivy.Searcher, query: tantivy.Query, field: str):
-        gen = tantivy.SnippetGenerator.create(searcher, query, self.schema, field)
-        gen.set_max_num_chars(SNIPPET_CHARS)
-        return field, gen
+        snippets = Snippets(searcher, Q.boolean_query(clauses), self.schema, TEXT_FIELDS,
+                            SNIPPET_CHARS)
+        return (snippets.of(text) or [""])[0]
 
     def __repr__(self) -> str:
         return f"TantivyKeywordIndex({str(self.path)!r}, analyzer={ANALYZER!r})"

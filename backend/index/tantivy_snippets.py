@@ -5,7 +5,7 @@ HTML-escaped fragment and find a text's own terms within edit distance 1 of a qu
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import tantivy
 
@@ -57,3 +57,29 @@ def highlight(text: str, generators: list[tuple[str, Any]]) -> str:
     prefix = "…" if start > 0 else ""
     suffix = "…" if end < len(data) else ""
     return prefix + "".join(parts).strip() + suffix
+
+
+class Snippets:
+    """The snippets of one search's hits. The generators (one per analyzer field) are made at
+    the first snippet asked for, so a search whose hits need none (a caller that deferred
+    them and returned other hits) makes none."""
+
+    def __init__(self, searcher, query, schema, fields: Sequence[str], max_chars: int,
+                 fuzzy: Callable[[str], str] | None = None):
+        self._args = (searcher, query, schema)
+        self._fields, self._max = fields, max_chars
+        self._fuzzy = fuzzy
+        self._generators: list[tuple[str, Any]] | None = None
+
+    def of(self, text: str) -> list[str]:
+        """`text`'s snippet as a hit's `highlights` (empty when nothing matched)."""
+        if self._generators is None:
+            self._generators = []
+            for f in self._fields:
+                gen = tantivy.SnippetGenerator.create(*self._args, f)
+                gen.set_max_num_chars(self._max)
+                self._generators.append((f, gen))
+        snippet = highlight(text, self._generators)
+        if not snippet and self._fuzzy is not None:
+            snippet = self._fuzzy(text)
+        return [snippet] if snippet else []

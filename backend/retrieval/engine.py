@@ -54,12 +54,14 @@ class Retriever:
     # ---- public -------------------------------------------------------------------------
 
     def retrieve(self, query: str, params: RetrievalParams | None = None, *, scope: Scope,
-                 owner: TraceOwner | None = None, query_embedding=None) -> RetrievalResult:
+                 owner: TraceOwner | None = None, query_embedding=None,
+                 shown: slice | None = None) -> RetrievalResult:
         """`scope`: what the caller may read (backend/security/access.py; `Scope.everything()` for
         the CLI operator, the evaluation gate and benches). It becomes the collection filter
         of both index searches before anything is retrieved; a requested collection outside
         it is reported as unknown. `owner`: who asks, stored with the trace when
-        `params.persist_trace` (a trace without an owner is visible to admins only)."""
+        `params.persist_trace` (a trace without an owner is visible to admins only).
+        `shown`: the hits the caller shows (a page); only those get keyword snippets."""
         p = params or RetrievalParams()
         t_all = time.perf_counter()
         trace = Trace(id=str(uuid.uuid4()), query=query)
@@ -103,6 +105,7 @@ class Retriever:
         if p.prefer_uploads:
             hits = policies.prefer_uploads(hits)
         hits = policies.group(p, hits)[: p.k]
+        _fill_highlights(hits[shown or slice(None)], highlights)
         for r, h in enumerate(hits, 1):
             h.rank = r
         policies.decorate(self, p, hits, trace)
@@ -291,14 +294,17 @@ class Retriever:
     def _keyword(self, text: str, n: int, flt: IndexFilter, fuzzy: bool, limit: int,
                  skip: frozenset[str] | set[str] = frozenset()):
         t0 = time.perf_counter()
+        idx = self.rs.keyword_index
+        # snippets cost more than the search: deferred, computed for the hits returned only
+        defer = {"defer_highlights": True} if getattr(idx, "defers_highlights", False) else {}
         try:
-            hits = self.rs.keyword_index.search(text, n, flt, fuzzy=fuzzy,
-                                                highlight_limit=limit, highlight_skip=skip)
+            hits = idx.search(text, n, flt, fuzzy=fuzzy, highlight_limit=limit,
+                              highlight_skip=skip, **defer)
             ranking = [(h.chunk_id, h.score) for h in hits]
             st = Stage("keyword_search", _ms(t0), {"index": self.rs.keyword_index.name,
                                                    "candidates": n, "fuzzy": fuzzy},
                        _cands(ranking))
-            return [st], ranking, None, {h.chunk_id: h.highlights for h in hits}
+            return [st], ranking, None, {h.chunk_id: h.pending or h.highlights for h in hits}
         except Exception as e:  # noqa: BLE001 - degrade, record in the trace
             st = Stage("keyword_search", _ms(t0), {"candidates": n}, error=f"{type(e).__name__}: {e}")
             return [st], [], f"{type(e).__name__}: {e}", {}
@@ -318,7 +324,7 @@ class Retriever:
                 doc_type=i.doc_type, file_type=i.file_type, section_id=i.section_id,
                 page=i.page, page_end=i.page_end, start=i.start, end=i.end, ordinal=i.ordinal,
                 original_path=i.original_path, source_uri=base_source(i.source_uri),
-                highlights=list(hl.get(cid, []))))
+                highlights=[] if callable(hl.get(cid)) else list(hl.get(cid, []))))
         return hits
 
     def _boost(self, q: ParsedQuery, p: RetrievalParams, hits: list[Hit], trace: Trace):
@@ -331,8 +337,10 @@ class Retriever:
         tokens = [x.casefold() for x in q.exact_tokens]
         boosted = 0
         for h in hits:
-            text = h.text.casefold()
-            b = sum(1 for ph in phrases if ph in text) + sum(1 for t in tokens if t in text)
+            b = 0
+            if phrases or tokens:  # casefolding ~80 passages costs more than the rest here
+                text = h.text.casefold()
+                b = sum(1 for ph in phrases if ph in text) + sum(1 for t in tokens if t in text)
             names = {h.document_title.casefold(), h.filename.casefold(),
                      h.filename.rsplit(".", 1)[0].casefold()}
             if any(len(n) >= 4 and n in qlow for n in names):
@@ -368,6 +376,14 @@ class Retriever:
 
             save_trace(self.rs.store, result, owner)
         return result
+
+
+def _fill_highlights(hits: list[Hit], found: dict) -> None:
+    """The deferred keyword snippets (IndexHit.pending) of the hits returned."""
+    for h in hits:
+        pending = found.get(h.chunk_id)
+        if callable(pending):
+            h.highlights = pending()
 
 
 def retrieve(query: str, params: RetrievalParams | None = None, *, rs, scope: Scope,

@@ -39,10 +39,12 @@ def _window(offset: int, limit: int, per: int = 1) -> int:
     return (offset + limit) * per
 
 
-def _retrieve(rs, actor: Actor, query: str, **values) -> RetrievalResult:
-    """Retrieval within the actor's scope (computed now, passed down before retrieval)."""
+def _retrieve(rs, actor: Actor, query: str, shown: slice | None = None,
+              **values) -> RetrievalResult:
+    """Retrieval within the actor's scope (computed now, passed down before retrieval);
+    `shown`: the hits the response carries (only those get snippets)."""
     return Retriever(rs).retrieve(query, RetrievalParams(**values),
-                                  scope=access.scope_of(rs, actor))
+                                  scope=access.scope_of(rs, actor), shown=shown)
 
 
 @dataclass
@@ -62,7 +64,8 @@ def search(rs, actor: Actor, query: str, *, offset: int = 0, limit: int = 10,
     """Ranked passages `offset` to `offset + limit` (retrieval parameters as keywords:
     policy, collections, doc_types, file_types, fusion, rerank, expand, min_score, fuzzy)."""
     k = min(MAX_WINDOW, _window(offset, limit) + 1)
-    res = _retrieve(rs, actor, query, **{**params, "k": k, "persist_trace": False})
+    res = _retrieve(rs, actor, query, slice(offset, offset + limit),
+                    **{**params, "k": k, "persist_trace": False})
     return SearchPage(res, res.hits[offset:offset + limit], offset, limit,
                       len(res.hits) > offset + limit)
 
