@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -19,6 +17,7 @@ from backend.chat.types import SessionSettings
 from backend.security.access import Actor
 from backend.services import critique
 from backend.store.critic_models import ContentCritique, CritiqueRun
+from tests.fake_llm_support import last_prompt, recorder  # noqa: F401  (fixture)
 
 SOURCE = "The Lumen Data Gateway listens on port 8443 by default (key gateway.port)."
 WRONG = "The gateway listens on port 9000 by default [1]."
@@ -46,58 +45,8 @@ def test_a_reply_without_a_rating_is_unparseable_and_names_the_reply():
         parse_feedback("I think the answer is fine.")
 
 
-# ---- a recording OpenAI-compatible server -------------------------------------------------
-
-class Recorder(ThreadingHTTPServer):
-    """POST /v1/chat/completions: records each request body, answers with `reply(body)` as
-    an SSE stream of chat.completion.chunk events."""
-
-    def __init__(self, reply):
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.reply, self.requests = reply, []
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        self.server.requests.append(body)
-        text = self.server.reply(body)
-        events = [{"id": "c", "object": "chat.completion.chunk", "model": "rec-model",
-                   "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
-                  {"id": "c", "object": "chat.completion.chunk", "model": "rec-model",
-                   "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
-        data = b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + \
-            b"data: [DONE]\n\n"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-@pytest.fixture
-def recorder():
-    servers = []
-
-    def start(reply):
-        srv = Recorder(reply)
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
-        servers.append(srv)
-        return srv
-
-    yield start
-    for srv in servers:
-        srv.shutdown()
-        srv.server_close()
-
-
 def _prompt(body) -> str:
-    return body["messages"][-1]["content"]
+    return last_prompt(body)
 
 
 def _by_answer(body) -> str:
@@ -117,7 +66,7 @@ def answered(make_rs, recorder, tmp_path):
 
     def make(reply=_by_answer, content=WRONG, **overrides):
         srv = recorder(reply)
-        rs = make_rs(openai_base_url=f"http://127.0.0.1:{srv.server_port}/v1",
+        rs = make_rs(openai_base_url=srv.base_url,
                      openai_model="rec-model", llm_max_retries=0,
                      api_rate_per_token=0, api_rate_per_address=0, **overrides)
         doc = tmp_path / "gateway.md"
