@@ -202,7 +202,7 @@ def test_http_and_mcp_critique_a_principals_answer(answered):
     from backend.api.mcp_server import build_mcp
     from tests.api_support import grant_and_issue
 
-    rs, srv, _ = answered()
+    rs, srv, _ = answered(critique_provider="openai")
     tokens = grant_and_issue(rs, {}, {"robot": ([], ["read"])})
     chat = ChatService(rs)
     sess = chat.create_session("api:robot", provider="openai")
@@ -227,7 +227,7 @@ def test_http_and_mcp_critique_a_principals_answer(answered):
     async def go():
         async with Client(build_mcp(rs, stdio_token=tokens["robot"])) as c:
             res = await c.call_tool("critique_answer", {"text": RIGHT, "sources": [SOURCE],
-                                                        "provider": "openai", "rounds": 0})
+                                                        "rounds": 0})
             return json.loads(res.content[0].text)
 
     out = asyncio.run(go())

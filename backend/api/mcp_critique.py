@@ -2,7 +2,7 @@
 service and JSON shape as `POST /api/critique` (backend/api/routes_critique.py)."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
@@ -24,16 +24,13 @@ def register(mcp: MCPServer, rs, auth, tool) -> None:
                                                           max_length=100_000)] = None,
                         sources: Annotated[list[str], Field(max_length=20)] = [],  # noqa: B006
                         question: Annotated[str, Field(max_length=4000)] = "",
-                        rounds: Annotated[int | None, Field(ge=0, le=10)] = None,
-                        provider: Literal["local", "ollama", "anthropic", "openai"] | None
-                        = None) -> dict[str, Any]:
+                        rounds: Annotated[int | None, Field(ge=0, le=10)] = None
+                        ) -> dict[str, Any]:
         actor = auth.actor(ctx)
         if (message_id is None) == (text is None):
             raise critique_service.CritiqueInputError(
                 "text", "give message_id or text, not both and not neither")
         if message_id is not None:
-            return critique_service.critique_message(rs, actor, message_id, rounds=rounds,
-                                                     provider=provider)
+            return critique_service.critique_message(rs, actor, message_id, rounds=rounds)
         return critique_service.critique_text(rs, actor, text, sources=list(sources),
-                                              question=question, rounds=rounds,
-                                              provider=provider)
+                                              question=question, rounds=rounds)

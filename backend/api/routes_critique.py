@@ -32,12 +32,14 @@ def critique(body: CritiqueRequest, request: Request, actor: Actor = Depends(nee
     against its stored sources) or `text` with its `sources`. Every active critic rates it
     0-10 with issues and suggestions; one below its threshold makes the model revise the
     text with the critiques, up to `rounds` times. Every round is stored; `status` is
-    `validated` (passed as written), `revised` (a revision passed) or `failed`."""
+    `validated` (passed as written), `revised` (a revision passed) or `failed`. The model:
+    `RAGSCOPE_CRITIQUE_PROVIDER`, else the answer's own provider, else the chat default
+    (chosen by the server's operator, not per request)."""
     rs = services(request)
     if (body.message_id is None) == (body.text is None):
         raise critique_service.CritiqueInputError(
             "text", "give `message_id` or `text`, not both and not neither")
-    opts = dict(rounds=body.rounds, provider=body.provider, style_rules=body.style_rules,
+    opts = dict(rounds=body.rounds, style_rules=body.style_rules,
                 provider_factory=getattr(request.app.state, "provider_factory", None))
     if body.message_id is not None:
         if body.sources:

@@ -25,7 +25,6 @@ class CritiqueRequest(Strict):
                                           description="the numbered sources of `text`")
     rounds: int | None = Field(None, ge=0, le=10, description="revisions at most; default "
                                "RAGSCOPE_CRITIQUE_MAX_ROUNDS")
-    provider: Literal["local", "ollama", "anthropic", "openai"] | None = None
     style_rules: str | None = Field(None, max_length=20_000,
                                     description="the stylist's rules; default: the format "
                                     "checker's active rules")

@@ -190,6 +190,9 @@ def run_rounds(store, target: Target, critics: list[CriticInfo], reviewer: Revie
             _store_revision(store, run_id, rnd, text, _ms(t0))
     except ProviderUnavailable as e:
         error = f"the provider failed during the revision: {e}"
+    except BaseException as e:  # stored as failed with the reason, then raised on
+        error = f"interrupted: {type(e).__name__}: {e}"[:500]
+        raise
     finally:
         with store.session() as s:
             row = s.get(CritiqueRun, run_id)
