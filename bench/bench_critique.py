@@ -12,11 +12,16 @@ the table for docs/chat.md from such a file.
     nice -n 10 python bench/bench_critique.py --model /path/to/qwen.gguf --answers 6 \\
         --rounds 1 --data-dir /tmp/critique-bench --out /tmp/critique-bench/runs.jsonl
     python bench/bench_critique.py --summary /tmp/critique-bench/runs.jsonl
+
+`--planted N` instead stores N known-wrong answers (the extractive answer, i.e. the sources'
+own words, with its first number changed) and critiques them: does the fact checker catch
+the wrong number, and does the revision fix it?
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -69,14 +74,46 @@ def one(rs, question: str, rounds: int) -> dict:
     t1 = time.perf_counter()
     run = critique.critique_message(rs, Actor.system("bench"), msg.id, rounds=rounds,
                                     provider="local")
-    return {"question": question, "answer_s": round(answer_s, 1), "fallback": msg.fallback,
-            "critique_s": round(time.perf_counter() - t1, 1), "status": run["status"],
+    return _row(question, run, answer_s, msg.fallback, msg.content,
+                time.perf_counter() - t1)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def planted(rs, question: str, rounds: int) -> dict:
+    """A known-wrong answer: the extractive answer (the sources' own words) with its first
+    number changed (each digit + 1), stored as the answer, then critiqued."""
+    from backend.chat.service import ChatService
+    from backend.chat.types import SessionSettings
+    from backend.security.access import Actor, Scope
+    from backend.services import critique
+
+    svc = ChatService(rs)
+    sess = svc.create_session(provider="extractive", context_limit=3)
+    msg = svc.ask(sess.uuid, question, scope=Scope.everything()).message
+    m = _DIGITS.search(msg.content)
+    wrong = msg.content if not m else (msg.content[:m.start()] + "".join(
+        str((int(d) + 1) % 10) for d in m.group()) + msg.content[m.end():])
+    stored = svc.store_turn(sess.uuid, question, SessionSettings(), content=wrong,
+                            sources=msg.sources, citations={}, provider="local",
+                            model="planted").message
+    t1 = time.perf_counter()
+    run = critique.critique_message(rs, Actor.system("bench"), stored.id, rounds=rounds,
+                                    provider="local")
+    return _row(question, run, 0.0, False, wrong, time.perf_counter() - t1,
+                changed=m.group() if m else None)
+
+
+def _row(question, run, answer_s, fallback, answer, critique_s, **extra) -> dict:
+    return {"question": question, "answer_s": round(answer_s, 1), "fallback": fallback,
+            "critique_s": round(critique_s, 1), "status": run["status"],
             "rounds": run["rounds"], "revisions": sum(1 for r in run["critique_rounds"]
                                                        if r["revision"]),
             "error": run["error"],
             "ratings": [[(c["critic"], c["rating"], c["passed"], bool(c["error"]))
                          for c in r["critiques"]] for r in run["critique_rounds"]],
-            "answer": msg.content, "final": run["final_text"]}
+            "answer": answer, "final": run["final_text"], **extra}
 
 
 def summary(rows: list[dict]) -> str:
@@ -119,6 +156,9 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/critique-bench"))
     ap.add_argument("--out", type=Path, help="JSON lines, one run per answer")
     ap.add_argument("--summary", type=Path, help="print the table of a JSON-lines file")
+    ap.add_argument("--planted", type=int, default=0, metavar="N",
+                    help="instead: N known-wrong answers (a number of the extractive answer "
+                         "changed), to see whether the critics catch it")
     a = ap.parse_args()
     if a.summary:
         print(summary([json.loads(ln) for ln in a.summary.read_text().splitlines() if ln]))
@@ -129,8 +169,8 @@ def main() -> None:
     out = a.out or a.data_dir / "runs.jsonl"
     print(json.dumps({"env": env(), "model": str(a.model)}), flush=True)
     rs = services(a.data_dir, a.model)
-    for q in questions(a.answers):
-        row = one(rs, q, a.rounds)
+    for q in questions(a.planted or a.answers):
+        row = planted(rs, q, a.rounds) if a.planted else one(rs, q, a.rounds)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(json.dumps({k: row[k] for k in ("question", "status", "rounds", "critique_s")},
