@@ -26,6 +26,17 @@ def _reply(body) -> str:
     return '{"rating": 9, "issues": [], "suggestions": []}'
 
 
+def _deprecations(monkeypatch) -> list[str]:
+    """Every deprecation warning Streamlit logs from now on (as tests/test_page_warnings.py)."""
+    from streamlit import deprecation_util
+
+    logged: list[str] = []
+    monkeypatch.setattr(deprecation_util, "_shown_warnings", set())
+    monkeypatch.setattr(deprecation_util._LOGGER, "warning",
+                        lambda msg, *a, **k: logged.append(str(msg)))
+    return logged
+
+
 def _texts(at) -> str:
     return "\n".join(plain(m.value) for m in at.markdown) + "\n".join(
         c.value for c in at.code)
@@ -44,6 +55,7 @@ def test_the_chat_answer_is_critiqued_and_its_rounds_shown(app, bare, recorder, 
                           sources=[], citations={}, provider="openai",
                           model="rec-model").message.id
     rs.close()
+    logged = _deprecations(monkeypatch)
     at = app(data, "viewer")
     at.query_params["session"] = sess.uuid
     open_page(at, "chat")
@@ -57,10 +69,12 @@ def test_the_chat_answer_is_critiqued_and_its_rounds_shown(app, bare, recorder, 
                      "port 9000 is wrong", "say 8443", "Round 1", "Round 2", RIGHT):
         assert expected in shown, expected
     assert len(srv.requests) == 7 and WRONG in last_prompt(srv.requests[0])
+    assert logged == []
 
 
-def test_admins_edit_critics_on_the_critics_page_and_viewers_only_read(app, bare):
+def test_admins_edit_critics_on_the_critics_page_and_viewers_only_read(app, bare, monkeypatch):
     data, _ = bare
+    logged = _deprecations(monkeypatch)
     at = open_page(app(data, "viewer"), "critics")
     assert not [e for e in at.expander if e.label.startswith("Edit")]
     assert "Editing critics needs the admin role." in [plain(c.value) for c in at.caption]
@@ -77,3 +91,4 @@ def test_admins_edit_critics_on_the_critics_page_and_viewers_only_read(app, bare
         row = s.get(Critic, 2)
         assert (row.threshold, row.active, row.updated_by) == (8.5, False, "admin")
     rs.close()
+    assert logged == []
