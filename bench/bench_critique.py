@@ -13,8 +13,8 @@ the table for docs/chat.md from such a file.
         --rounds 1 --data-dir /tmp/critique-bench --out /tmp/critique-bench/runs.jsonl
     python bench/bench_critique.py --summary /tmp/critique-bench/runs.jsonl
 
-`--planted N` instead stores N known-wrong answers (the extractive answer, i.e. the sources'
-own words, with its first number changed) and critiques them: does the fact checker catch
+`--planted N` instead stores N known-wrong answers (a goldenset reference answer with its
+first number changed, with the sources the chat retrieves) and critiques them: does the fact checker catch
 the wrong number, and does the revision fix it?
 """
 from __future__ import annotations
@@ -78,12 +78,23 @@ def one(rs, question: str, rounds: int) -> dict:
                 time.perf_counter() - t1)
 
 
-_DIGITS = re.compile(r"\d+")
+_NUMBER = re.compile(r"(?<![\[\d])\d{2,}(?![\]\d])")  # 2+ digits, not a citation [n]
 
 
-def planted(rs, question: str, rounds: int) -> dict:
-    """A known-wrong answer: the extractive answer (the sources' own words) with its first
-    number changed (each digit + 1), stored as the answer, then critiqued."""
+def planted_questions(n: int) -> list[tuple[str, str]]:
+    """(question, reference answer) of goldenset questions whose reference has a number."""
+    from eval.goldenset import load_goldenset
+
+    qs = [q for q in load_goldenset(ROOT / "eval" / "goldenset_sample.yaml").queries
+          if q.reference_answer and _NUMBER.search(q.reference_answer)
+          and "inventory" not in q.tags]
+    return [(q.question, q.reference_answer) for q in qs[:n]]
+
+
+def planted(rs, question: str, reference: str, rounds: int) -> dict:
+    """A known-wrong answer: the goldenset's reference answer with its first number of two
+    or more digits changed (each digit + 1), stored as the answer with the sources the chat
+    retrieves for the question, then critiqued."""
     from backend.chat.service import ChatService
     from backend.chat.types import SessionSettings
     from backend.security.access import Actor, Scope
@@ -92,9 +103,9 @@ def planted(rs, question: str, rounds: int) -> dict:
     svc = ChatService(rs)
     sess = svc.create_session(provider="extractive", context_limit=3)
     msg = svc.ask(sess.uuid, question, scope=Scope.everything()).message
-    m = _DIGITS.search(msg.content)
-    wrong = msg.content if not m else (msg.content[:m.start()] + "".join(
-        str((int(d) + 1) % 10) for d in m.group()) + msg.content[m.end():])
+    m = _NUMBER.search(reference)
+    wrong = reference[:m.start()] + "".join(str((int(d) + 1) % 10) for d in m.group()) \
+        + reference[m.end():]
     stored = svc.store_turn(sess.uuid, question, SessionSettings(), content=wrong,
                             sources=msg.sources, citations={}, provider="local",
                             model="planted").message
@@ -102,7 +113,7 @@ def planted(rs, question: str, rounds: int) -> dict:
     run = critique.critique_message(rs, Actor.system("bench"), stored.id, rounds=rounds,
                                     provider="local")
     return _row(question, run, 0.0, False, wrong, time.perf_counter() - t1,
-                changed=m.group() if m else None)
+                changed=m.group(), reference=reference)
 
 
 def _row(question, run, answer_s, fallback, answer, critique_s, **extra) -> dict:
@@ -169,8 +180,10 @@ def main() -> None:
     out = a.out or a.data_dir / "runs.jsonl"
     print(json.dumps({"env": env(), "model": str(a.model)}), flush=True)
     rs = services(a.data_dir, a.model)
-    for q in questions(a.planted or a.answers):
-        row = planted(rs, q, a.rounds) if a.planted else one(rs, q, a.rounds)
+    todo = planted_questions(a.planted) if a.planted else [(q, None) for q in
+                                                           questions(a.answers)]
+    for q, reference in todo:
+        row = planted(rs, q, reference, a.rounds) if a.planted else one(rs, q, a.rounds)
         with out.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(json.dumps({k: row[k] for k in ("question", "status", "rounds", "critique_s")},
