@@ -8,7 +8,6 @@ import streamlit as st
 
 from backend.errors import RagscopeError
 from backend.services import critique as critique_service
-from backend.store.critic_models import CRITIC_TYPES
 from pages._common import current_actor, get_rs, md_escape, require_page
 from pages._critiques import show_run
 
