@@ -167,6 +167,9 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/critique-bench"))
     ap.add_argument("--out", type=Path, help="JSON lines, one run per answer")
     ap.add_argument("--summary", type=Path, help="print the table of a JSON-lines file")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first K questions")
+    ap.add_argument("--fact-threshold", type=float, help="set the fact checker's threshold "
+                    "in the bench's data dir first (to see the revision path)")
     ap.add_argument("--planted", type=int, default=0, metavar="N",
                     help="instead: N known-wrong answers (a number of the extractive answer "
                          "changed), to see whether the critics catch it")
@@ -180,8 +183,15 @@ def main() -> None:
     out = a.out or a.data_dir / "runs.jsonl"
     print(json.dumps({"env": env(), "model": str(a.model)}), flush=True)
     rs = services(a.data_dir, a.model)
+    if a.fact_threshold is not None:
+        from backend.security.access import Actor
+        from backend.services import critique
+
+        critique.update_critic(rs, Actor.system("bench"), "Fact checker",
+                               threshold=a.fact_threshold)
     todo = planted_questions(a.planted) if a.planted else [(q, None) for q in
                                                            questions(a.answers)]
+    todo = todo[a.skip:]
     for q, reference in todo:
         row = planted(rs, q, reference, a.rounds) if a.planted else one(rs, q, a.rounds)
         with out.open("a", encoding="utf-8") as f:
