@@ -70,7 +70,8 @@ PAGES = {
     "Retrieval": [
         ("pages/query_debug.py", "Query debug", ":material/troubleshoot:", "viewer"),
         ("pages/evaluation.py", "Evaluation", ":material/analytics:", "viewer"),
-        ("pages/costs.py", "Costs", ":material/payments:", "viewer")],
+        ("pages/costs.py", "Costs", ":material/payments:", "viewer"),
+        ("pages/critics.py", "Critics", ":material/rate_review:", "viewer")],
     "Admin": [
         ("pages/admin_users.py", "Users", ":material/group:", "admin"),
         ("pages/admin_access.py", "Access", ":material/lock_person:", "admin"),

@@ -39,6 +39,7 @@ from backend.ui.citations import (
     web_source_markdown,
 )
 from pages._chat_jobs import follow as follow_job, pending as pending_job, start as start_job
+from pages._critiques import critique_expander, runs_of
 from pages._feedback import feedback_row, ratings
 from pages._profile_pick import profile_select
 from pages._common import (
@@ -65,6 +66,7 @@ CHAT_OPEN = "chat.open."  # + uuid
 CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widgets)
 CHAT_CITE = "chat.cite."  # + message id + "." + n: a citation's passage popover
 CHAT_FEEDBACK = "chat.feedback."  # + message id + ".thumbs" / ".note": rating an answer
+CHAT_CRITIQUE = "chat.critique."  # + message id + ".run": critique rounds of an answer
 PROFILE_LABELS = {"markdown": "Markdown", "plain": "Plain text (checked and cleaned)"}
 
 user = require_page("viewer")
@@ -182,7 +184,8 @@ def _confidence(citations: dict) -> None:
             st.markdown(related_markdown(citations))
 
 
-def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> None:
+def _render_answer(m: MessageInfo, question: str | None = None, rating=None,
+                   critiques=None) -> None:
     if m.notice:
         st.warning(md_escape(m.notice), icon=":material/info:")
     if m.fallback:
@@ -231,6 +234,7 @@ def _render_answer(m: MessageInfo, question: str | None = None, rating=None) -> 
                     for src in group:
                         st.markdown(_source_line(src, m.trace_id, question))
     feedback_row(CHAT_FEEDBACK, m.id, rating)
+    critique_expander(CHAT_CRITIQUE, m.id, critiques)
 
 
 def _settings_form(sess: SessionInfo) -> None:
@@ -380,13 +384,14 @@ _settings_form(sess)
 asked = None
 history = [] if draft else svc.messages(sess.uuid, scope=scope, user=owner)
 rated = ratings([m.id for m in history if m.role == "assistant"])
+critiqued = runs_of([m.id for m in history if m.role == "assistant"])
 for m in history:
     with st.chat_message(m.role):
         if m.role == "user":
             asked = m.content
             st.markdown(_text_md(m.content))
         else:
-            _render_answer(m, asked, rated.get(m.id))
+            _render_answer(m, asked, rated.get(m.id), critiqued.get(m.id))
 
 running = None if draft else pending_job(rs, user)  # a reload mid-answer: follow it on
 if running is not None:

@@ -77,6 +77,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
         routes_analysis,
         routes_ask_jobs,
         routes_chatbots,
+        routes_critique,
         routes_documents,
         routes_feedback,
         routes_local,
@@ -107,8 +108,9 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     app.state.local_secret = None  # set by `python -m backend api` (backend/bridge/)
     errors.install(app)
     for r in (routes_search.router, routes_ask_jobs.router, routes_documents.router,
-              routes_analysis.router, routes_chatbots.router, routes_feedback.router, routes_system.router,
-              routes_local.router, routes_profiles.router):
+              routes_analysis.router, routes_chatbots.router, routes_feedback.router,
+              routes_critique.router, routes_system.router, routes_local.router,
+              routes_profiles.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate
         route.app = TokenGate(route.app, rs)

@@ -27,7 +27,7 @@ from backend import __version__
 from backend.services import documents, library, navigation, search as search_service
 from backend.services import feedback as feedback_service
 from backend.security.access import Actor, scope_of
-from backend.api import errors, mcp_analysis, serialise
+from backend.api import errors, mcp_analysis, mcp_critique, serialise
 from backend.api.deps import actor_for
 from backend.errors import RagscopeError
 
@@ -266,6 +266,7 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
                 **(fb.to_dict() if fb is not None else {})}
 
     mcp_analysis.register(mcp, rs, auth, _tool)  # analyze_document, summarize_document, ...
+    mcp_critique.register(mcp, rs, auth, _tool)  # critique_answer
     _strict(mcp)
     return mcp
 

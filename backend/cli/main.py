@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import chat as cli_chat
     from backend.cli import chatbot as cli_chatbot
     from backend.cli import crawl as cli_crawl
+    from backend.cli import critique as cli_critique
     from backend.cli import documents as cli_documents
     from backend.cli import ingest as cli_ingest
     from backend.cli import maintenance as cli_maintenance
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_stack.register(sub)
     cli_up.register(sub)
     cli_admin.register(sub)
+    cli_critique.register(sub)
     return p
 
 

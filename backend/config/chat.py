@@ -124,3 +124,14 @@ class ChatSettings(BaseSettings):
         None, description="YAML pricing table (per model: input/output USD per million "
         "tokens, and the date prices were taken). Empty: config/pricing.yaml of the repository."
     )
+    # ---- critique rounds (backend/chat/critique/; docs/chat.md "Critics") ---------------------
+    critique_max_rounds: int = Field(
+        2, ge=0, le=10,
+        description="Revisions a critique run may make: a text that does not pass every "
+        "active critic is revised with the critiques and critiqued again, up to this many "
+        "times (0: critique only). Each round costs one call per LLM critic plus one.",
+    )
+    critique_provider: Literal["", "local", "ollama", "anthropic", "openai"] = Field(
+        "", description="Provider of the LLM critics and revisions; empty: the answer's own "
+        "provider, else `chat_default_provider` (the extractive answerer cannot critique).",
+    )
