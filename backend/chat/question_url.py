@@ -247,11 +247,16 @@ def known_with(page: QuestionPage | None, known, floor: float = 0.002):
     return lambda word: max(known(word), floor if word.casefold() in text else 0.0)
 
 
-def for_question(settings: Settings, question: str) -> QuestionPage | None:
-    """The question's page (fetched, or why not), or None when it names no URL."""
+def for_question(settings: Settings, question: str, *, allowed: bool = True
+                 ) -> QuestionPage | None:
+    """The question's page (fetched, or why not), or None when it names no URL.
+    `allowed=False`: the asker's chatbot fetches no URLs (its `question_urls` switch)."""
     url = find_url(question)
     if url is None:
         return None
+    if not allowed:
+        return QuestionPage(url, error="this chatbot does not fetch URLs in questions",
+                            refused=True)
     if not settings.question_urls:
         return QuestionPage(url, error="fetching URLs in questions is off "
                             "(RAGSCOPE_QUESTION_URLS=off)", refused=True)

@@ -137,7 +137,10 @@ class ChatService(ChatSessions):
         return last
 
     def ask_stream(self, uuid: str, question: str, *, scope: Scope, user: str | None = None,
+                   question_urls: bool = True,
                    ) -> Iterator[Retrieved | Delta | Fallback | Answered]:
+        """`question_urls=False` (a chatbot that fetches nothing): a URL in the question is
+        not fetched; the notice says so."""
         q = self.validate_question(question)
         sess = self.get_session(uuid, user=user)
         cfg = sess.settings
@@ -154,6 +157,7 @@ class ChatService(ChatSessions):
         rw = followup_context.for_question(self, sess, q, scope, turns)
         gen = None
         for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
+                                        question_urls=question_urls,
                                         history=[(t.question, t.answer) for t in turns]):
             if isinstance(event, Generated):
                 gen = event
@@ -176,7 +180,7 @@ class ChatService(ChatSessions):
     def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
                       history: list[tuple[str, str]] | None = None,
                       owner: TraceOwner | None = None,
-                      rewrite: followup.Rewrite | None = None
+                      rewrite: followup.Rewrite | None = None, question_urls: bool = True
                       ) -> Iterator[Retrieved | Delta | Fallback | Generated]:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
@@ -189,7 +193,8 @@ class ChatService(ChatSessions):
         prompt keeps the question as asked, after the conversation."""
         owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
-        web = question_url.for_question(self.settings, q)  # a URL in the question (issue 26)
+        web = question_url.for_question(self.settings, q,  # a URL in the question (issue 26)
+                                        allowed=question_urls)
         asked, q = q, (rewrite.query if rewrite is not None else q)
         q = question_url.without_url(q, web) if web is not None else q
         pinned = rewrite.document_ids if rewrite is not None else None
