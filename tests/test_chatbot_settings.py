@@ -178,3 +178,28 @@ def test_temperature_range_per_provider(ferry, provider, temperature, ok):
                    temperature=temperature)
     msg = e.value.errors["temperature"]
     assert provider in msg and ("1.0" if provider == "anthropic" else "2.0") in msg
+
+
+def test_cli_stats_and_delete(ferry, monkeypatch, capsys):
+    import argparse
+
+    from backend.cli import chatbot as cli_chatbot
+
+    svc = bot_service(ferry)
+    monkeypatch.setattr(cli_chatbot, "_service", lambda: svc)
+    parser = argparse.ArgumentParser()
+    cli_chatbot.register(parser.add_subparsers(dest="cmd"))
+    run = lambda *argv: (lambda a: a.fn(a))(parser.parse_args(list(argv)))
+    bot = svc.create(EDITOR, name="Ferry Bot", collections=["ferry"])
+    svc.ask(EDITOR, bot.slug, "How much is a single ticket for adults?")
+    assert run("chatbot", "stats", bot.slug) == 0
+    out = capsys.readouterr().out
+    assert "conversations 1, messages 2, answers 1" in out and "fallback rate 0%" in out
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert run("chatbot", "delete", bot.slug) == 1  # no --yes, no terminal: kept
+    assert "--yes" in capsys.readouterr().err and svc.get(bot.slug)
+    assert run("chatbot", "delete", bot.slug, "--yes") == 0
+    assert "deleted with 1 conversation(s) and 2 message(s); collections kept: ferry" in \
+        capsys.readouterr().out
+    with pytest.raises(NotFound):
+        run("chatbot", "stats", bot.slug)

@@ -67,6 +67,14 @@ def shown(config, text: str, sources: list[dict]) -> tuple[str, list[dict]]:
     return _MARKER.sub("", text).strip(), []
 
 
+def shown_citations(config, citations: dict) -> dict:
+    """Without the "possibly related" passages of a declined answer when sources are
+    hidden (they are sources too)."""
+    if config.show_sources:
+        return citations
+    return {k: v for k, v in citations.items() if k != "related"}
+
+
 class AskMixin:
     """Asking methods of ChatbotService (self.store, self.chat, self.open)."""
 
@@ -147,7 +155,7 @@ class AskMixin:
                                     latency_ms=ev.retrieval_ms, bot_fallback=True,
                                     retrieval_ms=ev.retrieval_ms)
         return BotAnswer(text, [] if not cfg.show_sources else done.message.sources, uuid,
-                         True, done.message.id, None, citations,
+                         True, done.message.id, None, shown_citations(cfg, citations),
                          sources_hidden=not cfg.show_sources)
 
     def _bot_answer(self, bot, ev: Answered, uuid: str) -> BotAnswer:
@@ -161,7 +169,8 @@ class AskMixin:
         with self.store.session() as s:
             s.execute(update(ChatMessage).where(ChatMessage.id == m.id).values(**values))
         text, sources = shown(bot.config, text, m.sources)
-        return BotAnswer(text, sources, uuid, no_evidence, m.id, m.notice, citations,
+        return BotAnswer(text, sources, uuid, no_evidence, m.id, m.notice,
+                         shown_citations(bot.config, citations),
                          sources_hidden=not bot.config.show_sources)
 
     def conversation(self, actor: Actor | None, slug: str, uuid: str, *,
@@ -179,6 +188,7 @@ class AskMixin:
             for m in msgs:
                 if m.role == "assistant":
                     m.content, m.sources = shown(bot.config, m.content, m.sources)
+                    m.citations = shown_citations(bot.config, m.citations)
         return msgs
 
 
