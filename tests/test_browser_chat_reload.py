@@ -5,10 +5,7 @@ that sends its first words and then holds the stream until the test has reloaded
 the dashboard runs under `streamlit run` on 127.0.0.1 and is stopped in teardown."""
 from __future__ import annotations
 
-import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -22,66 +19,12 @@ from tests.browser_support import (
     ingested,
     streamlit_app,
 )
+from tests.held_model_support import DOC, FIRST, QUESTION, held, held_env  # noqa: F401
 
 PASSWORD = "browser-reload-pw-1"
-DOC = (b"Lumen gateway notes. The Lumen gateway listens on port 8443 by default; the admin "
-       b"console uses port 9443. Restart the gateway after changing the port.")
-QUESTION = "Which port does the Lumen gateway listen on by default?"
-FIRST, REST = "The Lumen gateway listens on ", "port 8443 by default [1]."
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="no /usr/bin/chromium")]
-
-
-class HeldModel(ThreadingHTTPServer):
-    """/v1/chat/completions as SSE: FIRST at once, REST after `go` is set (at most 150 s)."""
-
-    daemon_threads = True
-
-    def __init__(self):
-        self.go, self.requests = threading.Event(), []
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append((self.path, body))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-
-        def send(delta: dict, finish=None, usage=None):
-            chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1,
-                     "model": "m-test", "choices": [] if usage else
-                     [{"index": 0, "delta": delta, "finish_reason": finish}]}
-            if usage:
-                chunk["usage"] = usage
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            self.wfile.flush()
-
-        send({"role": "assistant", "content": FIRST})
-        self.server.go.wait(150)
-        send({"content": REST})
-        send({}, "stop")
-        send({}, usage={"prompt_tokens": 40, "completion_tokens": 9, "total_tokens": 49})
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
-
-
-@pytest.fixture
-def held():
-    srv = HeldModel()
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    try:
-        yield srv
-    finally:
-        srv.go.set()
-        srv.shutdown()
-        srv.server_close()
 
 
 def _messages(data) -> list[tuple[str, str]]:
@@ -106,9 +49,7 @@ def test_a_reload_mid_answer_shows_the_answer_without_asking_again(tmp_path, sha
     data = tmp_path / "var"
     with ingested(data, shared_embedder) as ingestor:
         assert ingestor.ingest_bytes(DOC, "gateway.txt").ok
-    env = {"RAGSCOPE_CHAT_DEFAULT_PROVIDER": "openai", "RAGSCOPE_OPENAI_MODEL": "m-test",
-           "RAGSCOPE_OPENAI_BASE_URL": f"http://127.0.0.1:{held.server_port}/v1",
-           "RAGSCOPE_LLM_TIMEOUT_S": "180", "RAGSCOPE_LLM_MAX_RETRIES": "0"}
+    env = held_env(held)
     expect.set_options(timeout=180_000)
     with streamlit_app(data, PASSWORD, "server_chat_reload.log", env) as url, \
             sync_playwright() as p:
