@@ -1,5 +1,5 @@
-"""chatbots.min_relevance, show_sources, question_urls; chat_messages.bot_fallback
-(issue 26.8 and 26.4, seed 003)
+"""chatbots.min_relevance, show_sources, question_urls; chat_messages.bot_fallback;
+crawl_sources.render_js (issue 26.8 and 26.4, seed 003)
 
 Per-bot answer settings of the admin test page: `min_relevance` (0–1; the bot declines
 with its fallback message when no source's similarity to the question reaches it; 0 = off),
@@ -7,7 +7,8 @@ with its fallback message when no source's similarity to the question reaches it
 `question_urls` (a URL in a visitor's question is fetched; off by default for bots).
 `chat_messages.bot_fallback`: the reply was the bot's fallback message (no evidence, or
 below the minimum relevance) — the admin test page's fallback rate; existing bot answers
-are back-filled from their stored citations (abstained, or no source). Added in place (ALTER TABLE ADD COLUMN; a batch rebuild of `chatbots` on SQLite would
+are back-filled from their stored citations (abstained, or no source). `crawl_sources.render_js`: the source's pages are rendered with their JavaScript in
+Chromium before extraction (backend/crawl/render.py; off by default). Added in place (ALTER TABLE ADD COLUMN; a batch rebuild of `chatbots` on SQLite would
 cascade-delete its conversations).
 
 Revision ID: 0029
@@ -30,6 +31,7 @@ def upgrade() -> None:
         op.execute("ALTER TABLE chatbots ADD COLUMN question_urls BOOLEAN NOT NULL DEFAULT 0")
         op.execute("ALTER TABLE chat_messages ADD COLUMN bot_fallback BOOLEAN NOT NULL "
                    "DEFAULT 0")
+        op.execute("ALTER TABLE crawl_sources ADD COLUMN render_js BOOLEAN NOT NULL DEFAULT 0")
     else:
         op.add_column('chatbots', sa.Column('min_relevance', sa.Float(), nullable=False,
                                             server_default='0'))
@@ -39,6 +41,8 @@ def upgrade() -> None:
                                             server_default=sa.false()))
         op.add_column('chat_messages', sa.Column('bot_fallback', sa.Boolean(),
                                                  nullable=False, server_default=sa.false()))
+        op.add_column('crawl_sources', sa.Column('render_js', sa.Boolean(), nullable=False,
+                                                 server_default=sa.false()))
     _backfill()
 
 
@@ -59,6 +63,8 @@ def _backfill() -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('crawl_sources', schema=None) as batch_op:
+        batch_op.drop_column('render_js')
     with op.batch_alter_table('chat_messages', schema=None) as batch_op:
         batch_op.drop_column('bot_fallback')
     with op.batch_alter_table('chatbots', schema=None) as batch_op:
