@@ -96,6 +96,17 @@ def _new_pid(log: Path, before: list, job_id: str, timeout: float = 10) -> int:
     raise AssertionError("the replay request is not in the access log")
 
 
+def _wait_events(api: str, job_id: str, headers: dict, n: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = httpx.get(f"{api}/api/ask-jobs/{job_id}", headers=headers, timeout=30)
+        assert r.status_code == 200, r.text
+        if r.json()["last_event_id"] >= n:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the job has not stored {n} events: {r.json()}")
+
+
 def _wait_up(api: str, proc, log: Path, workers: int = 2, timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -144,6 +155,7 @@ def test_a_job_started_on_one_worker_is_replayed_by_the_other(tmp_path, shared_e
 
         first = _first_events(api, job_id, headers, 3)  # status, sources, status
         assert [e[1] for e in first] == ["status", "sources", "status"], first
+        _wait_events(api, job_id, headers, 4)  # the model's first words are stored
         events, other = _replay_until(api, job_id, headers, 3, log, job_pid)
         assert other != job_pid
         # only what was missed: the model's first words, stored while it holds the rest

@@ -38,6 +38,8 @@ class CrawlOptions(Strict):
     respect_robots: bool = True
     use_sitemap: bool = True
     include_subdomains: bool = False
+    render_js: bool = Field(False, description="run each page's JavaScript in Chromium "
+                                               "before extraction (every request guarded)")
 
 
 class ChatbotCreate(Strict):

@@ -51,7 +51,7 @@ from backend.store.chatbot_models import Chatbot, ChatbotCollection, ChatbotVers
 from backend.store.models import Collection, utcnow
 
 CRAWL_OPTIONS = ("delay_s", "concurrency", "respect_robots", "use_sitemap",
-                 "include_subdomains")
+                 "include_subdomains", "render_js")
 
 
 @dataclass

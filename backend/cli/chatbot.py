@@ -55,8 +55,8 @@ def _build(svc, slug: str, quiet: bool, resume: bool = False) -> int:
 
 def cmd_create(a) -> int:
     svc = _service()
-    crawl = {k: v for k, v in {"delay_s": a.delay, "concurrency": a.concurrency}.items()
-             if v is not None}
+    crawl = {k: v for k, v in {"delay_s": a.delay, "concurrency": a.concurrency,
+                               "render_js": a.render_js or None}.items() if v is not None}
     config = {k: v for k, v in {"provider": a.provider, "model": a.model}.items() if v}
     bot = svc.create(CLI_ACTOR, url=a.url or "", name=a.name or "", slug=a.slug or "",
                      collection=a.collection or "", collections=a.use_collection or [],
@@ -161,6 +161,8 @@ def register(sub) -> None:
     c.add_argument("--depth", type=int, default=3)
     c.add_argument("--delay", type=float, help="seconds between requests (default 1)")
     c.add_argument("--concurrency", type=int)
+    c.add_argument("--render-js", action="store_true",
+                   help="run the pages' JavaScript in Chromium before extraction")
     c.add_argument("--provider", help="chat provider (default extractive)")
     c.add_argument("--model")
     c.add_argument("--no-build", action="store_true", help="create only; build later")
