@@ -22,6 +22,7 @@ def get_bots() -> ChatbotService:
 def sources_rows(sources: list[dict]) -> list[dict]:
     """An answer's sources as dataframe rows (plain text, never Markdown)."""
     return [{"#": s.get("n"), "cited": bool(s.get("cited")), "score": s.get("score"),
+             "relevance": s.get("relevance"),
              "title": s.get("title") or "", "section": s.get("breadcrumb") or "",
              "URL": s.get("source_uri") or ""} for s in sources]
 

@@ -16,6 +16,8 @@ from backend.errors import InvalidChatbot, NotFound, RagscopeError
 from backend.llm import PROVIDERS
 from backend.retrieval import POLICIES
 from backend.ui import state as K
+from backend.llm.limits import TEMPERATURE_CAP
+from pages import _chatbot_admin as admin
 from pages._chatbot_common import cited_text, get_bots, sources_rows
 from pages._common import current_actor, md_escape, require_page
 from pages._profile_pick import profile_select
@@ -140,7 +142,7 @@ def _generate(field: str) -> None:
 
 
 FORM_FIELDS = (*FIELDS, "collections", "provider", "model", "policy", "temperature",
-               "max_tokens", "context_limit", "profile_id")
+               "max_tokens", "context_limit", "profile_id", *admin.ANSWER_FIELDS)
 
 
 def _save(nonce: int, then: int | None = None) -> None:
@@ -162,6 +164,16 @@ def _ask() -> None:
     ans = _try(lambda actor: bots.ask(actor, slug, q, session=state[K.BOTS_TEST_SESSION]))
     if ans is not None:
         state[K.BOTS_TEST_SESSION], state[K.BOTS_TEST_LAST] = ans.session, ans
+
+
+def _delete(slug: str) -> None:
+    done = _try(lambda actor: bots.delete(actor, slug))
+    state[K.BOTS_DELETE_PENDING] = None
+    if done is not None:
+        _open(None, 1)
+        _flash("success", f"Chatbot {done.name} deleted with {done.conversations} "
+                          f"conversation(s); its collections stay: "
+                          f"{', '.join(done.collections_kept)}.")
 
 
 def _publish(on: bool) -> None:
@@ -320,16 +332,18 @@ elif step == 3:
         c[2].selectbox("Retrieval policy", list(POLICIES),
                        index=list(POLICIES).index(draft["policy"]), key=key("policy"))
         c = st.columns(3)
-        c[0].slider("Temperature", 0.0, 1.0, float(draft["temperature"]), step=0.05,
-                    key=key("temperature"))
+        c[0].slider("Temperature", 0.0, TEMPERATURE_CAP, float(draft["temperature"]),
+                    step=0.05, key=key("temperature"),
+                    help="Up to 2.0 where the provider allows it (Anthropic: 1.0).")
         c[1].number_input("Max tokens", 1, MAX_OUTPUT_TOKENS, int(draft["max_tokens"]),
                           key=key("max_tokens"))
         c[2].selectbox("Sources per answer", CONTEXT_LIMITS,
                        index=CONTEXT_LIMITS.index(draft["context_limit"]),
                        key=key("context_limit"))
         profile_select(bots.rs, draft.get("profile_id"), key("profile_id"))  # issue 26
+        admin.answer_settings(draft, key)
         field_error("collections", "provider", "model", "temperature", "max_tokens",
-                    "context_limit", "policy", "profile_id")
+                    "context_limit", "policy", "profile_id", *admin.ANSWER_FIELDS)
         b = st.columns(4)
         b[0].form_submit_button("Save", key=K.BOTS_SAVE, on_click=_save, args=(nonce,))
         b[3].form_submit_button("Save and test", key=f"{K.BOTS_GOTO}.4", on_click=_save,
@@ -352,11 +366,16 @@ elif step == 4:
         with st.chat_message("assistant"):
             st.markdown(md_escape(last.text))
             if last.fallback_used:
-                st.caption("No evidence in the collections: the fallback message was shown.")
+                st.caption("No evidence in the collections (or none relevant enough): the "
+                           "fallback message was shown.")
             for s in last.sources:
                 if s.get("cited"):
                     st.caption(md_escape(cited_text(s)))
-        st.dataframe(sources_rows(last.sources), hide_index=True)
+        if last.sources_hidden:
+            st.caption("Sources are hidden for this bot (Show sources is off).")
+        else:
+            st.dataframe(sources_rows(last.sources), hide_index=True)
+    admin.stats_panel(bots, current_actor(), slug)
     b = st.columns(4)
     b[0].button("Back", key=f"{K.BOTS_GOTO}.3", on_click=_goto, args=(3,))
     b[3].button("Next: publish", key=f"{K.BOTS_GOTO}.5", on_click=_goto, args=(5,),
@@ -382,3 +401,7 @@ else:
     else:
         b[3].button("Publish", key=K.BOTS_PUBLISH, on_click=_publish, args=(True,),
                     type="primary")
+
+if bot is not None and step >= 3:
+    st.divider()
+    admin.delete_section(bots, current_actor(), slug, _delete)

@@ -248,6 +248,11 @@ with st.form(f"{K.CRAWL_FORM}.{target}"):
         c[1].checkbox("Use sitemap.xml", value=init["use_sitemap"], key=key("use_sitemap"))
         c[2].checkbox("Include subdomains", value=init["include_subdomains"],
                       key=key("include_subdomains"))
+        st.checkbox("Render JavaScript (Chromium)", value=init["render_js"],
+                    key=key("render_js"),
+                    help="Run each page's scripts before extraction, for sites that write "
+                         "their text with JavaScript; every request the page makes passes "
+                         "the SSRF guard. Slower; off by default.")
     c[3].checkbox("Enabled (scheduled runs)", value=init["enabled"], key=key("enabled"))
     if schedule == "interval":
         st.number_input("Interval (minutes)", value=init["interval_min"], step=5,

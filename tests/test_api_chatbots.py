@@ -300,3 +300,56 @@ def test_cancel_and_resume_a_build(env):
 
         env.wait_build("slow-ferry")
         env.client.app.state.bots.delete(Actor.system("tests"), "slow-ferry")
+
+
+def test_settings_stats_and_delete(env):
+    """min relevance, show sources, temperature per provider, the statistics and DELETE:
+    the conversations go, the collection stays."""
+    r = env.post("/api/chatbots", "ferry-editor", {
+        "name": "Quiet Bot", "slug": "quiet", "collections": ["ferry-site"],
+        "fallback_message": "Ask the ticket office.", "show_sources": False,
+        "provider": "openai", "temperature": 1.8})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    assert (made["show_sources"], made["min_relevance"], made["question_urls"],
+            made["temperature"]) == (False, 0.0, False, 1.8)
+    r = env.client.patch("/api/chatbots/quiet", json={"provider": "anthropic"},
+                         headers=env.h("ferry-editor"))
+    assert r.status_code == 422 and r.json()["error"]["field"] == "temperature", r.text
+    assert "1.0" in r.json()["error"]["message"]
+    r = env.client.patch("/api/chatbots/quiet", json={"provider": "extractive"},
+                         headers=env.h("ferry-editor"))
+    assert r.status_code == 200, r.text
+    ask = lambda q, **kw: env.post("/api/chatbots/quiet/test-ask", "ferry-editor",
+                                   {"question": q, **kw}).json()
+    a = ask("How much is a single ticket for adults?")
+    assert "7.50" in a["text"] and a["sources"] == [] and a["sources_hidden"], a
+    assert "[1]" not in a["text"]
+    r = env.client.patch("/api/chatbots/quiet", json={"min_relevance": 0.99,
+                                                      "show_sources": True},
+                         headers=env.h("ferry-editor"))
+    assert r.status_code == 200 and r.json()["min_relevance"] == 0.99
+    b = ask("How much is a single ticket for adults?", session=a["session"])
+    assert b["fallback_used"] and b["text"] == "Ask the ticket office.", b
+    r = env.get("/api/chatbots/quiet/stats", "ferry-editor")
+    assert r.status_code == 200, r.text
+    st = r.json()
+    assert (st["conversations"], st["messages"], st["answers"], st["fallbacks"]) == (1, 4, 2, 1)
+    assert st["fallback_rate"] == 0.5 and st["avg_response_ms"] > 0 and st["chunks"] > 0
+    assert env.get("/api/chatbots/quiet/stats", "ferry-reader").status_code == 403
+
+    assert env.client.delete("/api/chatbots/quiet",
+                             headers=env.h("ferry-reader")).status_code == 403
+    assert env.client.delete("/api/chatbots/quiet",
+                             headers=env.h("other-editor")).status_code == 404
+    r = env.client.delete("/api/chatbots/quiet", headers=env.h("ferry-editor"))
+    assert r.status_code == 200, r.text
+    assert r.json() == {"slug": "quiet", "name": "Quiet Bot", "conversations": 1,
+                        "messages": 4, "versions": 3, "collections_kept": ["ferry-site"],
+                        "build_cancelled": False}
+    assert env.get("/api/chatbots/quiet", "ferry-editor").status_code == 404
+    assert env.client.delete("/api/chatbots/quiet",
+                             headers=env.h("ferry-editor")).status_code == 404
+    r = env.post("/api/chatbots/ferry/test-ask", "ferry-editor",
+                 {"question": "How much is a single ticket for adults?"})
+    assert r.status_code == 200 and "7.50" in r.json()["text"]  # the collection stays

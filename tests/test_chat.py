@@ -199,7 +199,8 @@ def test_fresh_session_reuses_an_empty_one(rs):
 def test_settings_are_validated(rs):
     svc = _svc(rs)
     sess = svc.create_session()
-    for bad in ({"context_limit": 7}, {"provider": "gpt"}, {"temperature": 1.5},
+    for bad in ({"context_limit": 7}, {"provider": "gpt"}, {"temperature": 2.5},
+                {"provider": "anthropic", "temperature": 1.5},
                 {"max_tokens": 9000}, {"policy": "magic"}, {"answer_profile": "emoji"}):
         with pytest.raises(ChatInputError):
             svc.update_settings(sess.uuid, **bad)

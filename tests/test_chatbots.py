@@ -42,7 +42,7 @@ def test_create_from_url_derives_collection_name_and_slug(svc, site):
 def test_bad_input_names_the_field(svc, site):
     with pytest.raises(InvalidChatbot) as e:
         svc.create(EDITOR, url="not a url", name="Bot", slug="Bad Slug!", max_pages=501,
-                   max_depth=11, collection="Mixed_Case", temperature=1.5,
+                   max_depth=11, collection="Mixed_Case", temperature=2.5,
                    system_prompt="short")
     err = e.value.errors
     assert "http" in err["url"]

@@ -1,6 +1,6 @@
 """Chatbots (issue 16): list, read, create (with its build), change, generate a field,
 build status / start / cancel / resume, test-ask a draft, ask a published bot, publish and
-unpublish. Parse, call ChatbotService (backend/chatbots/), serialise; nothing else.
+unpublish, statistics, delete. Parse, call ChatbotService (backend/chatbots/), serialise; nothing else.
 
 Scopes: reading and asking published bots needs `read`; everything an editor does in the
 wizard needs `write`. A bot whose collections you may not all read is unknown (404, as a
@@ -23,8 +23,10 @@ from backend.api.schemas_chatbots import (
     BuildOut,
     ChatbotCreate,
     ChatbotCreated,
+    ChatbotDeleted,
     ChatbotList,
     ChatbotOut,
+    ChatbotStatsOut,
     ChatbotUpdate,
     GeneratedOut,
     GenerateRequest,
@@ -89,6 +91,23 @@ def update_chatbot(slug: Slug, body: ChatbotUpdate, svc: Bots,
     """Only the fields sent change; a change is stored as a new configuration version."""
     return out.bot(svc.update(actor, slug, **body.model_dump(exclude_unset=True,
                                                              exclude_none=True)))
+
+
+@router.delete("/{slug}", response_model=ChatbotDeleted,
+               summary="Delete a chatbot; its collections stay (write scope)")
+def delete_chatbot(slug: Slug, svc: Bots, actor: Actor = Depends(needs("write"))):
+    """Deletes the bot, its configuration versions and its conversations (with their
+    messages and ratings); its collections, their documents and the crawl source stay.
+    A running build is cancelled first. 404 for a bot you cannot see."""
+    return svc.delete(actor, slug).to_dict()
+
+
+@router.get("/{slug}/stats", response_model=ChatbotStatsOut,
+            summary="The test page's statistics (write scope)")
+def chatbot_stats(slug: Slug, svc: Bots, actor: Actor = Depends(needs("write"))):
+    """Documents, chunks, conversations, messages, answers, fallback rate and average
+    response time, from the bot's stored conversations."""
+    return svc.stats(actor, slug).to_dict()
 
 
 @router.post("/{slug}/generate", response_model=GeneratedOut,

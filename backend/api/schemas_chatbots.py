@@ -15,11 +15,15 @@ from backend.chatbots.generate import FIELDS
 from backend.chatbots.spec import MESSAGE_MAX, PROMPT_MAX
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES
 from backend.llm import PROVIDERS
+from backend.llm.limits import TEMPERATURE_CAP
 
 Provider = Literal[PROVIDERS]
 GeneratedField = Literal[FIELDS]
 Collections = list[str] | None
 SLUG_PATTERN = r"^[a-z0-9-]+$"
+TEMPERATURE_DOC = "0.0–2.0 where the provider allows it (anthropic: at most 1.0; 422 naming it)"
+MIN_RELEVANCE_DOC = ("0.0–1.0; when no source's similarity to the question reaches it the "
+                     "bot answers with its fallback message (0: off)")
 
 
 def _collections(description: str):
@@ -34,6 +38,8 @@ class CrawlOptions(Strict):
     respect_robots: bool = True
     use_sitemap: bool = True
     include_subdomains: bool = False
+    render_js: bool = Field(False, description="run each page's JavaScript in Chromium "
+                                               "before extraction (every request guarded)")
 
 
 class ChatbotCreate(Strict):
@@ -61,12 +67,16 @@ class ChatbotCreate(Strict):
                                   description="shown when the pages hold no evidence")
     provider: Provider = "extractive"
     model: str = Field("", max_length=200)
-    temperature: float = Field(0.3, ge=0.0, le=1.0)
+    temperature: float = Field(0.3, ge=0.0, le=TEMPERATURE_CAP, description=TEMPERATURE_DOC)
     max_tokens: int = Field(1024, ge=1, le=MAX_OUTPUT_TOKENS)
     context_limit: Literal[CONTEXT_LIMITS] = 5
     policy: Policy = "hybrid"
     profile_id: int | None = Field(None, ge=1, description="the author profile (style "
                                                             "rules) it writes by; /api/profiles")
+    min_relevance: float = Field(0.0, ge=0.0, le=1.0, description=MIN_RELEVANCE_DOC)
+    show_sources: bool = Field(True, description="replies list their sources")
+    question_urls: bool = Field(False, description="fetch a URL in a question (off: the "
+                                                   "bot fetches nothing a visitor names)")
 
 
 class ChatbotUpdate(Strict):
@@ -82,12 +92,16 @@ class ChatbotUpdate(Strict):
     fallback_message: str | None = Field(None, max_length=MESSAGE_MAX)
     provider: Provider | None = None
     model: str | None = Field(None, max_length=200)
-    temperature: float | None = Field(None, ge=0.0, le=1.0)
+    temperature: float | None = Field(None, ge=0.0, le=TEMPERATURE_CAP,
+                                      description=TEMPERATURE_DOC)
     max_tokens: int | None = Field(None, ge=1, le=MAX_OUTPUT_TOKENS)
     context_limit: Literal[CONTEXT_LIMITS] | None = None
     policy: Policy | None = None
     profile_id: int | None = Field(None, ge=0, description="the author profile it writes by; "
                                                             "0: none")
+    min_relevance: float | None = Field(None, ge=0.0, le=1.0, description=MIN_RELEVANCE_DOC)
+    show_sources: bool | None = None
+    question_urls: bool | None = None
 
 
 class GenerateRequest(Strict):
@@ -136,6 +150,9 @@ class ChatbotOut(BaseModel):
     context_limit: int
     policy: str
     profile_id: int | None = None
+    min_relevance: float
+    show_sources: bool
+    question_urls: bool
     source_url: str
     config_version: int
     created_by: str
@@ -144,6 +161,31 @@ class ChatbotOut(BaseModel):
     updated_at: datetime | None
     published_at: datetime | None
     links: dict[str, str]
+
+
+class ChatbotStatsOut(BaseModel):
+    """The admin test page's statistics, from the bot's stored conversations."""
+
+    documents: int
+    chunks: int
+    conversations: int
+    messages: int = Field(description="questions and answers")
+    answers: int
+    fallbacks: int = Field(description="answers that were the bot's fallback message")
+    fallback_rate: float | None = Field(description="fallbacks / answers (null: no answer)")
+    avg_response_ms: float | None = Field(description="mean time from question to stored "
+                                                      "answer (null: no answer)")
+    last_answer_at: datetime | None
+
+
+class ChatbotDeleted(BaseModel):
+    slug: str
+    name: str
+    conversations: int = Field(description="conversations deleted with the bot")
+    messages: int
+    versions: int
+    collections_kept: list[str] = Field(description="its collections, which stay")
+    build_cancelled: bool
 
 
 class ChatbotCreated(ChatbotOut):
@@ -196,7 +238,9 @@ class BotAnswerOut(BaseModel):
     message_id: int
     notice: str | None
     citations: dict
-    sources: list[BotSourceOut]
+    sources: list[BotSourceOut] = Field(description="empty when the bot hides its sources "
+                                              "(`show_sources` false)")
+    sources_hidden: bool = False
     confidence: dict | None = Field(None, description="the confidence hint: level (high, "
                                     "medium, low), p_unanswerable, passages, documents and "
                                     "the sentence shown (backend/answer/confidence.py)")

@@ -39,4 +39,5 @@ def generated(g: GeneratedField, saved: bool) -> dict:
 def answer(a: BotAnswer) -> dict:
     return {"text": a.text, "fallback_used": a.fallback_used, "session": a.session,
             "message_id": a.message_id, "notice": a.notice, "citations": a.citations,
-            "sources": [public_source(s) for s in a.sources], **confidence_fields(a.citations)}
+            "sources": [public_source(s) for s in a.sources],
+            "sources_hidden": a.sources_hidden, **confidence_fields(a.citations)}

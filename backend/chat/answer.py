@@ -20,6 +20,9 @@ def hit_source(n: int, hit) -> dict:
             "version": hit.version_number, "breadcrumb": hit.breadcrumb,
             "section_path": list(hit.section_path), "page": hit.page,
             "score": round(float(hit.score), 6), "original_path": hit.original_path,
+            # cosine similarity of question and passage (None: found by keywords only);
+            # a chatbot's minimum relevance is checked against it
+            "relevance": None if hit.vector_score is None else round(float(hit.vector_score), 4),
             "source_uri": hit.source_uri, "cited": False}
 
 

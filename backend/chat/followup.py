@@ -99,6 +99,7 @@ class Turn:
     query: str = ""
     documents: tuple[int, ...] = ()  # cited first, then the other sources
     abstained: bool = False
+    page: dict | None = None  # the web source of a page its question named (question_url.py)
 
     @property
     def effective(self) -> str:

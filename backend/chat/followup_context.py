@@ -58,9 +58,14 @@ def _turn(question: str, m) -> Turn:
     docs = tuple(dict.fromkeys(int(x["document_id"]) for x in ranked
                                if x.get("document_id") is not None and not x.get("deleted")))
     rw = m.rewrite or {}
+    web = next((x for x in sources if x.get("kind") == "web"), None)
+    query = rw.get("query", "") if rw.get("followup") else ""
+    if web is not None and not query:  # what it retrieved with: the URL's tokens carry nothing
+        from backend.chat.question_url import without_url
+
+        query = without_url(question)
     return Turn(question, unbold(m.content or ""),  # the bold marks read as the value alone
-                rw.get("query", "") if rw.get("followup") else "",
-                docs, bool((m.citations or {}).get("abstained")))
+                query, docs, bool((m.citations or {}).get("abstained")), web)
 
 
 def document_texts(rs, document_id: int) -> list[str]:

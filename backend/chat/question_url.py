@@ -13,6 +13,11 @@ answer's notice and the question is answered from the documents. The retrieval q
 question without the URL (its tokens match nothing useful). The trace gets a `question URL`
 stage. `RAGSCOPE_QUESTION_URLS=off` turns fetching off (the notice says so).
 
+A follow-up question (backend/chat/followup.py decides) after a question whose page was used
+reuses that page — not fetched again: the stored web source keeps the page's passages
+(`page_passages`, at most KEEP_PASSAGES) — so "Und wie lange ist es geöffnet?" is answered
+from the page the previous question named; the trace stage says `outcome: reused`.
+
 The fetch makes one attempt (no retries: the asker waits), so a question waits at most two
 crawl timeouts (robots.txt and the page)."""
 from __future__ import annotations
@@ -36,6 +41,7 @@ _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]+", re.I)
 _TRAILING = ".,;:!?"
 USED_TYPES = (".html", ".pdf")  # what a question's page may be (seed 004: web pages, PDFs)
 MAX_PASSAGES = 3  # passages of the page put into its source (each up to chat_source_chars)
+KEEP_PASSAGES = 40  # passages kept with the stored web source, for follow-ups to reuse
 STAGE = "question URL"
 
 
@@ -54,6 +60,7 @@ class QuestionPage:
     error: str | None = None
     refused: bool = False  # the guard or robots.txt refused it (no page request was made)
     ms: float = 0.0
+    reused: bool = False  # the previous question's page, for a follow-up (not fetched again)
 
     @property
     def used(self) -> bool:
@@ -70,10 +77,13 @@ class QuestionPage:
         params = {"url": self.url, "final_url": self.final_url or None, "status": self.status,
                   "bytes": self.size, "content_type": self.content_type or None,
                   "title": self.title or None, "passages": len(self.passages),
-                  "outcome": "fetched" if self.used else "refused" if self.refused else "failed"}
+                  "outcome": "reused" if self.reused and self.used else "fetched"
+                  if self.used else "refused" if self.refused else "failed"}
         if self.error:
             params["reason"] = self.error
-        note = (f"fetched {self.size:,} bytes (HTTP {self.status}) from {self.final_url}"
+        note = (f"reused the previous question's page {self.final_url} (a follow-up)"
+                if self.reused and self.used else
+                f"fetched {self.size:,} bytes (HTTP {self.status}) from {self.final_url}"
                 if self.used else f"not used: {self.error}")
         return {"name": STAGE, "ms": round(self.ms, 3), "params": params, "candidates": [],
                 "error": None if self.used else self.error, "note": note}
@@ -232,7 +242,8 @@ def with_page(page: QuestionPage | None, question: str, evidence: list[Evidence]
            "filename": "", "version": None, "breadcrumb": host, "section_path": [],
            "page": None, "score": round(float(score), 6), "original_path": None,
            "source_uri": page.final_url, "url": page.final_url, "requested_url": page.url,
-           "file_type": page.file_type, "passage": text, "cited": False}
+           "file_type": page.file_type, "passage": text, "cited": False,
+           "page_passages": page.passages[:KEEP_PASSAGES]}
     return [web] + shifted, [src] + [{**s, "n": int(s["n"]) + 1} for s in sources]
 
 
@@ -247,15 +258,34 @@ def known_with(page: QuestionPage | None, known, floor: float = 0.002):
     return lambda word: max(known(word), floor if word.casefold() in text else 0.0)
 
 
-def for_question(settings: Settings, question: str) -> QuestionPage | None:
-    """The question's page (fetched, or why not), or None when it names no URL."""
+def for_question(settings: Settings, question: str, *, allowed: bool = True
+                 ) -> QuestionPage | None:
+    """The question's page (fetched, or why not), or None when it names no URL.
+    `allowed=False`: the asker's chatbot fetches no URLs (its `question_urls` switch)."""
     url = find_url(question)
     if url is None:
         return None
+    if not allowed:
+        return QuestionPage(url, error="this chatbot does not fetch URLs in questions",
+                            refused=True)
     if not settings.question_urls:
         return QuestionPage(url, error="fetching URLs in questions is off "
                             "(RAGSCOPE_QUESTION_URLS=off)", refused=True)
     return fetch(settings, url)
+
+
+def carried(turns) -> QuestionPage | None:
+    """The page the newest earlier turn's answer used (its stored web source), for a
+    follow-up to reuse; None when that answer used no page."""
+    src = turns[-1].page if turns else None
+    if not src or not src.get("url"):
+        return None
+    passages = [p for p in (src.get("page_passages") or [src.get("passage") or ""]) if p]
+    if not passages:
+        return None
+    return QuestionPage(src.get("requested_url") or src["url"], final_url=src["url"],
+                        title=src.get("title") or "", file_type=src.get("file_type") or "",
+                        passages=passages, reused=True)
 
 
 def note_trace(rs, trace_id: str | None, page: QuestionPage | None) -> None:

@@ -139,7 +139,10 @@ class ChatService(ChatSessions):
         return last
 
     def ask_stream(self, uuid: str, question: str, *, scope: Scope, user: str | None = None,
+                   question_urls: bool = True,
                    ) -> Iterator[Retrieved | Delta | Fallback | Answered]:
+        """`question_urls=False` (a chatbot that fetches nothing): a URL in the question is
+        not fetched; the notice says so."""
         q = self.validate_question(question)
         sess = self.get_session(uuid, user=user)
         cfg = sess.settings
@@ -155,7 +158,9 @@ class ChatService(ChatSessions):
             self.rs, sess.uuid, followup_context.context_lines(self.settings, cfg.context_mode))
         rw = followup_context.for_question(self, sess, q, scope, turns)
         gen = None
+        page = question_url.carried(turns) if rw.followup else None  # the page asked about
         for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
+                                        question_urls=question_urls, carried_page=page,
                                         history=[(t.question, t.answer) for t in turns]):
             if isinstance(event, Generated):
                 gen = event
@@ -178,7 +183,8 @@ class ChatService(ChatSessions):
     def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
                       history: list[tuple[str, str]] | None = None,
                       owner: TraceOwner | None = None,
-                      rewrite: followup.Rewrite | None = None
+                      rewrite: followup.Rewrite | None = None, question_urls: bool = True,
+                      carried_page: question_url.QuestionPage | None = None
                       ) -> Iterator[Retrieved | Delta | Fallback | Generated]:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
@@ -188,10 +194,13 @@ class ChatService(ChatSessions):
         (`Scope.everything()` for the evaluation). The retrieval trace belongs to `owner`
         (default: the system owner "eval"). `rewrite`: a follow-up's query (retrieved with,
         and what the evidence is scored against) and the document it is pinned to; the
-        prompt keeps the question as asked, after the conversation."""
+        prompt keeps the question as asked, after the conversation. `carried_page`: the
+        page the previous question fetched, which a follow-up without its own URL reuses
+        (backend/chat/question_url.py `carried`)."""
         owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
-        web = question_url.for_question(self.settings, q)  # a URL in the question (issue 26)
+        web = question_url.for_question(self.settings, q,  # a URL in the question (issue 26)
+                                        allowed=question_urls) or carried_page
         asked, q = q, (rewrite.query if rewrite is not None else q)
         q = question_url.without_url(q, web) if web is not None else q
         pinned = rewrite.document_ids if rewrite is not None else None
@@ -205,7 +214,8 @@ class ChatService(ChatSessions):
         known = self._known_in(cfg.collections)
         evidence, sources = self._evidence(result, cfg)
         assessment = None
-        if rewrite is not None and rewrite.broader and evidence:
+        if rewrite is not None and rewrite.broader and evidence and not (
+                web is not None and web.reused):  # a follow-up on a page: the page answers
             # a follow-up whose own words find no evidence in the document in focus:
             # retried with the previous question's whole subject (chat/followup.py)
             assessment = assess(q, evidence, encoder, known=known, cross=self.cross)

@@ -7,11 +7,12 @@ from datetime import datetime
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from backend.chat.format_check import PROFILES
 from backend.errors import RagscopeError
 from backend.llm import PROVIDERS
+from backend.llm.limits import TEMPERATURE_CAP, temperature_error
 from backend.retrieval import POLICIES
 from backend.store.chat_models import DEFAULT_TITLE
 
@@ -35,7 +36,8 @@ class SessionSettings(BaseModel):
     model: str = Field("", max_length=200)
     collections: list[str] = Field(default_factory=list)
     context_limit: int = 5
-    temperature: float = Field(0.7, ge=0.0, le=1.0)
+    # 0–2 where the provider allows it (Anthropic 1.0; backend/llm/limits.py)
+    temperature: float = Field(0.7, ge=0.0, le=TEMPERATURE_CAP)
     max_tokens: int = Field(1024, ge=1, le=MAX_OUTPUT_TOKENS)
     policy: str = "hybrid"
     system_prompt: str = Field("", max_length=20_000)
@@ -73,6 +75,13 @@ class SessionSettings(BaseModel):
         if v not in PROFILES:
             raise ValueError(f"unknown answer profile {v!r}; choose one of {', '.join(PROFILES)}")
         return v
+
+    @model_validator(mode="after")
+    def _temperature(self):
+        if self.provider in PROVIDERS and (msg := temperature_error(self.provider,
+                                                                     self.temperature)):
+            raise ValueError(f"temperature: {msg}")
+        return self
 
     @field_validator("collections")
     @classmethod

@@ -26,6 +26,7 @@ from backend.security.access import Actor, Scope
 from backend.chat.service import Answered, ChatService
 from backend.chat.types import ChatInputError, Delta, Fallback, Retrieved
 from backend.chat.profiles import profile_errors
+from backend.chatbots.asking import AskMixin, BotAnswer
 from backend.chatbots.build import BuildMixin
 from backend.chatbots.generate import GenerateMixin
 from backend.chatbots.spec import (
@@ -38,6 +39,8 @@ from backend.chatbots.spec import (
     validate_build,
     validate_config,
 )
+from backend.chatbots.removal import RemovalMixin
+from backend.chatbots.stats import StatsMixin
 from backend.chatbots.visibility import VisibilityMixin
 from backend.crawl.service import CrawlService
 from backend.crawl.sources import SourceSpec, default_name
@@ -49,7 +52,7 @@ from backend.store.chatbot_models import Chatbot, ChatbotCollection, ChatbotVers
 from backend.store.models import Collection, utcnow
 
 CRAWL_OPTIONS = ("delay_s", "concurrency", "respect_robots", "use_sitemap",
-                 "include_subdomains")
+                 "include_subdomains", "render_js")
 
 
 @dataclass
@@ -89,21 +92,8 @@ class VersionInfo:
     created_at: datetime
 
 
-@dataclass
-class BotAnswer:
-    """A bot's answer: the text (the bot's fallback message when the documents hold no
-    evidence), its sources with their retrieval scores, and the conversation."""
-
-    text: str
-    sources: list[dict]
-    session: str
-    fallback_used: bool
-    message_id: int
-    notice: str | None = None
-    citations: dict = field(default_factory=dict)
-
-
-class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
+class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin, AskMixin, RemovalMixin,
+                     StatsMixin):
     def __init__(self, rs: Ragscope, *, crawl: CrawlService | None = None,
                  chat: ChatService | None = None, provider_factory=None):
         """`crawl`: the process's crawl service (the dashboard's console), so a build started
@@ -320,85 +310,6 @@ class ChatbotService(VisibilityMixin, BuildMixin, GenerateMixin):
             self._version(s, bot, actor, "published" if status == "published" else "unpublished")
         return self._info(s, bot)
 
-    def delete(self, actor: Actor | None, slug: str) -> None:
-        """Delete the bot, its versions and conversations; collections and documents stay."""
-        self._editable(actor, slug)
-        with self.store.session() as s:
-            s.delete(self._row(s, slug))
-
-    # ---- asking ---------------------------------------------------------------------------
-
-    def _for_asking(self, actor: Actor | None, slug: str, published_only: bool) -> BotInfo:
-        # visible bots only; drafts (the wizard's test chat) need chatbot_edit
-        return self.open(actor, slug, published_only=published_only)
-
-    def session_settings(self, bot: BotInfo) -> dict:
-        c = bot.config
-        return dict(provider=c.provider, model=c.model, collections=list(c.collections),
-                    context_limit=c.context_limit, temperature=c.temperature,
-                    max_tokens=c.max_tokens, policy=c.policy, system_prompt=c.system_prompt,
-                    profile_id=c.profile_id)
-
-    def _session(self, actor: Actor, bot: BotInfo, uuid: str | None) -> str:
-        settings = self.session_settings(bot)
-        if uuid:
-            with self.store.session() as s:
-                row = s.scalar(select(ChatSession).where(ChatSession.uuid == str(uuid)))
-                ok = row is not None and row.chatbot_id == bot.id and row.user == actor.username
-            if ok:  # the bot's current configuration applies to the next answer
-                self.chat.update_settings(uuid, user=actor.username, **settings)
-                return uuid
-        return self.chat.create_session(actor.username, chatbot_id=bot.id, **settings).uuid
-
-    def ask_stream(self, actor: Actor | None, slug: str, question: str, *,
-                   session: str | None = None, published_only: bool = False
-                   ) -> Iterator[Retrieved | Delta | Fallback | BotAnswer]:
-        """The chat's answer path (ChatService.ask_stream) on the bot's collections and
-        settings, in a conversation of the bot. Ends with a BotAnswer; when the documents
-        hold no evidence its text is the bot's fallback message (also stored).
-        `published_only` (the bot page, the API's ask): a draft is not found."""
-        bot = self._for_asking(actor, slug, published_only)
-        if not bot.config.collections:
-            raise ChatbotError(f"chatbot '{slug}' has no collections to answer from")
-        self.chat.validate_question(question)
-        uuid = self._session(actor, bot, session)
-        # a published bot answers its viewers from its own collections (publishing shares
-        # them through the bot), nothing else: the bot's scope, not the asker's
-        scope = Scope.of(bot.config.collections)
-        for ev in self.chat.ask_stream(uuid, question, scope=scope, user=actor.username):
-            if isinstance(ev, Answered):
-                yield self._bot_answer(bot, ev, uuid)
-            else:
-                yield ev
-
-    def ask(self, actor: Actor | None, slug: str, question: str, *,
-            session: str | None = None, published_only: bool = False) -> BotAnswer:
-        last = None
-        for ev in self.ask_stream(actor, slug, question, session=session,
-                                  published_only=published_only):
-            last = ev
-        assert isinstance(last, BotAnswer)
-        return last
-
-    def _bot_answer(self, bot: BotInfo, ev: Answered, uuid: str) -> BotAnswer:
-        m = ev.message
-        no_evidence = bool(m.citations.get("abstained")) or not m.sources
-        text = m.content
-        if no_evidence and bot.config.fallback_message.strip():
-            text = bot.config.fallback_message.strip()
-            with self.store.session() as s:
-                s.execute(update(ChatMessage).where(ChatMessage.id == m.id).values(content=text))
-        return BotAnswer(text, m.sources, uuid, no_evidence, m.id, m.notice, m.citations)
-
-    def conversation(self, actor: Actor | None, slug: str, uuid: str, *,
-                     published_only: bool = False) -> list:
-        bot = self._for_asking(actor, slug, published_only)
-        with self.store.session() as s:
-            row = s.scalar(select(ChatSession).where(ChatSession.uuid == str(uuid)))
-            if row is None or row.chatbot_id != bot.id or row.user != actor.username:
-                return []
-        return self.chat.messages(uuid, scope=Scope.of(bot.config.collections),
-                                  user=actor.username)
 
 
 __all__ = ["BotAnswer", "BotInfo", "ChatInputError", "ChatbotService", "VersionInfo"]

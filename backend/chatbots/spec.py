@@ -4,9 +4,10 @@ its field):
 - name (shown to users): 1–200 characters, unique
 - slug (in URLs, `?bot=slug`): `^[a-z0-9-]+$`, at most 100 characters, unique
 - system prompt: 10–10,000 characters (may stay empty in a draft; required to publish)
-- temperature 0.0–1.0 (the chat's range: seed 003 allows up to 2.0, but the chat sessions
-  the bot answers through accept 0–1, Anthropic's range), max tokens 1–8192, context limit
-  one of the chat's (3, 5, 10, 15), provider and retrieval policy known ones
+- temperature 0.0–2.0 where the provider allows it (seed 003; Anthropic 1.0:
+  backend/llm/limits.py), max tokens 1–8192, context limit one of the chat's (3, 5, 10,
+  15), provider and retrieval policy known ones
+- min relevance 0.0–1.0 (0 = off), show sources and question URLs on/off
 - collections: at least one; a new collection name `^[a-z0-9-]+$`, at most 255 characters
 - build: URL (the crawl's SSRF guard decides), max pages 1–500, max depth 1–10
 """
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 from backend.chat.types import CONTEXT_LIMITS, MAX_OUTPUT_TOKENS
 from backend.crawl.sources import MAX_DEPTH, MAX_PAGES
 from backend.llm import PROVIDERS
+from backend.llm.limits import temperature_error
 from backend.retrieval import POLICIES
 
 SLUG_RE = re.compile(r"^[a-z0-9-]+$")
@@ -45,6 +47,9 @@ class BotConfig:
     context_limit: int = 5
     policy: str = "hybrid"
     profile_id: int | None = None  # the author profile it writes by (issue 26); 0: none
+    min_relevance: float = 0.0  # decline below this source similarity (answers.py); 0 = off
+    show_sources: bool = True  # replies list their sources (page, API, CLI)
+    question_urls: bool = False  # fetch a URL in a question (off: public bots fetch nothing)
 
     def __post_init__(self):
         if self.profile_id == 0 and not isinstance(self.profile_id, bool):
@@ -131,8 +136,14 @@ def validate_config(cfg: BotConfig, *, publishing: bool = False) -> dict[str, st
         e["provider"] = f"unknown provider {cfg.provider!r}; choose one of {', '.join(PROVIDERS)}"
     if len(cfg.model) > 200:
         e["model"] = "model may have at most 200 characters"
-    if not isinstance(cfg.temperature, (int, float)) or not 0.0 <= cfg.temperature <= 1.0:
-        e["temperature"] = "value must be between 0.0 and 1.0"
+    if msg := temperature_error(cfg.provider, cfg.temperature):
+        e["temperature"] = msg
+    if isinstance(cfg.min_relevance, bool) or not isinstance(cfg.min_relevance, (int, float)) \
+            or not 0.0 <= cfg.min_relevance <= 1.0:
+        e["min_relevance"] = "min relevance must be between 0.0 and 1.0"
+    for key in ("show_sources", "question_urls"):
+        if not isinstance(getattr(cfg, key), bool):
+            e[key] = f"{key.replace('_', ' ')} must be true or false"
     if not isinstance(cfg.max_tokens, int) or not 1 <= cfg.max_tokens <= MAX_OUTPUT_TOKENS:
         e["max_tokens"] = f"max tokens must be between 1 and {MAX_OUTPUT_TOKENS}"
     if cfg.context_limit not in CONTEXT_LIMITS:

@@ -6,6 +6,9 @@
     chatbot list                                 bots with status, collections, build state
     chatbot ask SLUG QUESTION [--session UUID] [--json]
     chatbot build|resume|publish|unpublish SLUG
+    chatbot stats SLUG [--json]                  the test page's statistics
+    chatbot delete SLUG [--yes]                  delete it and its conversations; its
+                                                 collections stay (asks unless --yes)
 
 The CLI acts as the local administrator `cli` (whoever may run it may read the data dir);
 roles are checked for dashboard users. Errors are RagscopeError subclasses, printed as one
@@ -52,8 +55,8 @@ def _build(svc, slug: str, quiet: bool, resume: bool = False) -> int:
 
 def cmd_create(a) -> int:
     svc = _service()
-    crawl = {k: v for k, v in {"delay_s": a.delay, "concurrency": a.concurrency}.items()
-             if v is not None}
+    crawl = {k: v for k, v in {"delay_s": a.delay, "concurrency": a.concurrency,
+                               "render_js": a.render_js or None}.items() if v is not None}
     config = {k: v for k, v in {"provider": a.provider, "model": a.model}.items() if v}
     bot = svc.create(CLI_ACTOR, url=a.url or "", name=a.name or "", slug=a.slug or "",
                      collection=a.collection or "", collections=a.use_collection or [],
@@ -103,6 +106,38 @@ def cmd_ask(a) -> int:
     return 0
 
 
+def cmd_stats(a) -> int:
+    st = _service().stats(CLI_ACTOR, a.slug)
+    if a.json:
+        print(json.dumps(st.to_dict(), default=str, indent=2))
+        return 0
+    rate = "-" if st.fallback_rate is None else f"{st.fallback_rate:.0%}"
+    avg = "-" if st.avg_response_ms is None else f"{st.avg_response_ms / 1000:.2f} s"
+    print(f"documents {st.documents}, chunks {st.chunks}; conversations {st.conversations}, "
+          f"messages {st.messages}, answers {st.answers}; average response time {avg}; "
+          f"fallback rate {rate} ({st.fallbacks} of {st.answers})")
+    return 0
+
+
+def cmd_delete(a) -> int:
+    svc = _service()
+    if not a.yes:
+        st = svc.stats(CLI_ACTOR, a.slug)  # NotFound before asking
+        if not sys.stdin.isatty():
+            print(f"not deleted: confirm deleting chatbot '{a.slug}' and its "
+                  f"{st.conversations} conversation(s) with --yes", file=sys.stderr)
+            return 1
+        reply = input(f"Delete chatbot '{a.slug}' and its {st.conversations} "
+                      "conversation(s)? Its collections stay. [y/N] ")
+        if reply.strip().lower() not in ("y", "yes"):
+            print("not deleted")
+            return 1
+    d = svc.delete(CLI_ACTOR, a.slug)
+    print(f"chatbot '{d.slug}' deleted with {d.conversations} conversation(s) and "
+          f"{d.messages} message(s); collections kept: {', '.join(d.collections_kept)}")
+    return 0
+
+
 def cmd_simple(a) -> int:
     svc = _service()
     if a.action in ("build", "resume"):
@@ -126,6 +161,8 @@ def register(sub) -> None:
     c.add_argument("--depth", type=int, default=3)
     c.add_argument("--delay", type=float, help="seconds between requests (default 1)")
     c.add_argument("--concurrency", type=int)
+    c.add_argument("--render-js", action="store_true",
+                   help="run the pages' JavaScript in Chromium before extraction")
     c.add_argument("--provider", help="chat provider (default extractive)")
     c.add_argument("--model")
     c.add_argument("--no-build", action="store_true", help="create only; build later")
@@ -140,6 +177,15 @@ def register(sub) -> None:
     c.add_argument("--session", help="continue a conversation of this bot")
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_ask)
+    c = cs.add_parser("stats", help="conversations, messages, response time, fallback rate")
+    c.add_argument("slug")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_stats)
+    c = cs.add_parser("delete", help="delete a chatbot and its conversations (collections "
+                                     "stay)")
+    c.add_argument("slug")
+    c.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    c.set_defaults(fn=cmd_delete)
     for action, text in (("build", "crawl the bot's URL again"),
                          ("resume", "resume a cancelled or interrupted build"),
                          ("publish", "publish (needs prompt, messages and content)"),

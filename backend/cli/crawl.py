@@ -77,6 +77,8 @@ def cmd_crawl(a) -> int:
         opts["use_sitemap"] = False
     if a.subdomains:
         opts["include_subdomains"] = True
+    if a.render_js:
+        opts["render_js"] = True
     bar, update = crawl_progress_bar(a.quiet)
     p = svc.crawl_url(a.url, a.collection, on_progress=update,
                       before_run=lambda: _check(svc, a, a.collection), **opts)
@@ -167,6 +169,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     x.add_argument("--no-robots", action="store_true", help="ignore robots.txt")
     x.add_argument("--no-sitemap", action="store_true", help="do not read sitemap.xml")
     x.add_argument("--subdomains", action="store_true", help="include subdomains in the scope")
+    x.add_argument("--render-js", action="store_true",
+                   help="run each page's JavaScript in Chromium before extraction")
     _common(x, cmd_crawl)
     x = subparsers.add_parser("crawl-sources", help="list crawl sources and watched folders")
     x.set_defaults(fn=cmd_sources)

@@ -25,7 +25,9 @@ from urllib.parse import urlsplit
 from backend.security.access import collection_scope
 from backend.crawl import runs
 from backend.crawl.changes import GONE_STATUSES, KnownPage, PageStates
+from backend.crawl import render
 from backend.crawl.fetch import FetchResult, Fetcher, extension_for, filename_for
+from backend.crawl.render import PageRenderer
 from backend.crawl.guard import UrlGuard
 from backend.crawl.robots import RobotsCache, origin
 from backend.crawl.runs import Event, Progress
@@ -104,6 +106,7 @@ class CrawlRunner:
         self.fetcher = Fetcher.from_settings(self.settings, guard, src.concurrency,
                                              scope=self.scope.contains, **fetch_overrides)
         self.robots = RobotsCache(self.fetcher, self.settings.crawl_user_agent)
+        self.renderer = PageRenderer(self.settings, guard) if src.render_js else None
         self.gate = HostGate(src.concurrency)
         self.states = PageStates(ingestor, src.id)
         self.known: dict[str, KnownPage] = self.states.load()
@@ -145,6 +148,7 @@ class CrawlRunner:
                                               + list(self.ingesting.values())))
             self.ingesting.clear()
             self.current_url = ""
+            self.events += render.finish(self.renderer, self.counters)
             self._save(final=True)
             runs.finish(self.store, self.run_id, status, error)
             self.fetcher.close()
@@ -210,7 +214,8 @@ class CrawlRunner:
     def _fetch(self, url: str, headers: dict[str, str]) -> FetchResult:
         host = urlsplit(url).netloc
         with self.gate.slot(host, self._delay(url)):
-            return self.fetcher.fetch(url, headers)
+            got = self.fetcher.fetch(url, headers)
+        return self.renderer.render(got) if self.renderer is not None else got
 
     def _delay(self, url: str) -> float:
         delay = self.src.delay_s

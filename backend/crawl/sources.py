@@ -45,6 +45,7 @@ class SourceSpec:
     respect_robots: bool = True
     use_sitemap: bool = True
     include_subdomains: bool = False
+    render_js: bool = False  # run the pages' JavaScript in Chromium (backend/crawl/render.py)
     schedule_kind: str = "none"
     schedule_value: str = ""
     enabled: bool = True

@@ -2,8 +2,9 @@
 message_start … content_block_delta … message_delta … message_stop). Usage comes from the
 final message (input tokens from message_start, output tokens from message_delta).
 The API key and base URL come from the settings only (never from the SDK's own environment
-lookup). The temperature is sent only where the installed SDK still has the parameter
-(recent SDKs dropped it from `messages.stream`)."""
+lookup). The temperature is always sent: as the SDK's parameter where the installed SDK
+still has it, else in the request body through `extra_body` (SDK 2.15's `messages.stream`
+dropped the parameter; the Messages API still takes `temperature`, 0.0–1.0)."""
 from __future__ import annotations
 
 import inspect
@@ -42,6 +43,8 @@ class AnthropicProvider:
                                 for m in request.messages])
         if _SDK_HAS_TEMPERATURE:
             kwargs["temperature"] = request.temperature
+        else:
+            kwargs["extra_body"] = {"temperature": request.temperature}
         if not request.system:
             kwargs.pop("system")
         ended = False

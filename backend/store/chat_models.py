@@ -73,6 +73,8 @@ class ChatMessage(Base):
     retrieval_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
     trace_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     fallback: Mapped[bool] = mapped_column(Boolean, default=False)
+    # a chatbot's reply was its fallback message (migration 0029; the test page's rate)
+    bot_fallback: Mapped[bool] = mapped_column(Boolean, default=False)
     notice: Mapped[str | None] = mapped_column(Text, nullable=True)
     # a follow-up's rewritten retrieval query, why, the document in focus (migration 0020)
     rewrite: Mapped[dict | None] = mapped_column(JSON, nullable=True)

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -40,6 +41,11 @@ class Chatbot(Base):
     max_tokens: Mapped[int] = mapped_column(Integer, default=1024)
     context_limit: Mapped[int] = mapped_column(Integer, default=5)
     policy: Mapped[str] = mapped_column(String(30), default="hybrid")
+    # answer settings (migration 0029): decline below this source similarity (0 = off),
+    # sources in replies, fetch a URL in a question
+    min_relevance: Mapped[float] = mapped_column(Float, default=0.0)
+    show_sources: Mapped[bool] = mapped_column(Boolean, default=True)
+    question_urls: Mapped[bool] = mapped_column(Boolean, default=False)
     status: Mapped[str] = mapped_column(String(20), default="draft")  # draft | published
     source_url: Mapped[str] = mapped_column(String(2000), default="")
     crawl_source_id: Mapped[int | None] = mapped_column(

@@ -40,6 +40,8 @@ class CrawlSource(Base):
     respect_robots: Mapped[bool] = mapped_column(Boolean, default=True)
     use_sitemap: Mapped[bool] = mapped_column(Boolean, default=True)
     include_subdomains: Mapped[bool] = mapped_column(Boolean, default=False)
+    # render pages with their JavaScript in Chromium (backend/crawl/render.py; 0029)
+    render_js: Mapped[bool] = mapped_column(Boolean, default=False)
     schedule_kind: Mapped[str] = mapped_column(String(10), default="none")  # none|interval|cron
     schedule_value: Mapped[str] = mapped_column(String(100), default="")  # minutes | crontab
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)

@@ -41,7 +41,7 @@ KINDS = ("web", "folder")
 # Form fields in display order (the keys of `form_values` / `spec_from_form`).
 FORM_FIELDS = ("name", "kind", "start_url", "collection", "max_pages", "max_depth", "delay_s",
                "concurrency", "respect_robots", "use_sitemap", "include_subdomains",
-               "schedule_kind", "interval_min", "cron", "enabled")
+               "render_js", "schedule_kind", "interval_min", "cron", "enabled")
 # Validation error field -> the form field it is shown under.
 ERROR_FIELD = {"schedule": "schedule_kind"}
 

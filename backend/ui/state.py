@@ -284,12 +284,17 @@ BOTS_TEST_SESSION = "bots.test_session"  # the wizard's test conversation (uuid)
 BOTS_TEST_LAST = "bots.test_last"  # the last test answer (BotAnswer) shown with its sources
 BOTS_PUBLISH = "bots.publish"
 BOTS_UNPUBLISH = "bots.unpublish"
+BOTS_DELETE = "bots.delete"  # asks for confirmation (BOTS_DELETE_PENDING = the slug)
+BOTS_DELETE_PENDING = "bots.delete_pending"
+BOTS_DELETE_YES = "bots.delete_yes"
+BOTS_DELETE_NO = "bots.delete_no"
 BOT_CHAT_PICK = "bot_chat.pick"
 BOT_CHAT_SESSIONS = "bot_chat.sessions"  # {slug: conversation uuid}
 BOT_CHAT_INPUT = "bot_chat.input"
 DEFAULTS.update({BOTS_SLUG: None, BOTS_STEP: 1, BOTS_FLASH: None, BOTS_ERRORS: None,
                  BOTS_TEST_SESSION: None, BOTS_TEST_LAST: None, BOT_CHAT_SESSIONS: None,
-                 BOTS_DRAFT: None, BOTS_NONCE: 0, BOTS_SOURCE: "site"})
+                 BOTS_DRAFT: None, BOTS_NONCE: 0, BOTS_SOURCE: "site",
+                 BOTS_DELETE_PENDING: None})
 
 
 def bots_field(slug: str, nonce: int, field: str) -> str:
