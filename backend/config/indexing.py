@@ -60,6 +60,13 @@ class IndexingSettings(BaseSettings):
         "keyword query and the extractive answerer's word overlap across languages. Read at "
         "run time; absent or empty: off (noted by `status`).",
     )
+    domain_config_dir: str = Field(
+        "",
+        description="Folder of the domain-rule YAML files (vocabulary.yaml, search_repair.yaml, "
+        "intents.yaml, domains.yaml; docs/domain-config.md): synonyms, query repairs, the "
+        "router's cue words, domain lists. Reloaded when a file changes; a bad edit keeps the "
+        "last good rules (`status`). Empty: config/domain of the repository.",
+    )
     cross_language_model: bool = Field(
         True,
         description="Score answer sentences in the other language than the question's with "

@@ -10,7 +10,7 @@ import contextlib
 import threading
 from functools import cached_property
 
-from backend.config import Settings
+from backend.config import Settings, domain_rules
 from backend.embed import INT8_VECTORS
 from backend.store import Store
 
@@ -22,6 +22,7 @@ class Ragscope:
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or Settings()
         self.settings.ensure_dirs()
+        domain_rules.configure(self.settings.domain_config_dir)  # config/domain/*.yaml
         self.store = Store(self.settings.db_url)
         self._lock = threading.RLock()
         self._owned: list = []  # indexes built here, closed by close()
