@@ -23,6 +23,7 @@ from backend.answer import route as chat_route
 from backend.chat import followup, followup_context, question_url
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
+from backend.chat import prompt_versions
 from backend.chat.prompt import build_prompt, check_citations
 from backend.chat.sessions import ChatSessions
 from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public names)
@@ -222,7 +223,8 @@ class ChatService(ChatSessions):
         if assessment is None and evidence:
             assessment = assess(q, evidence, encoder, known=known, cross=self.cross)
         prompt = build_prompt(asked, evidence, system_prompt=cfg.system_prompt,
-                              history=history or [])
+                              history=history or [], house_rules=prompt_versions.active_text(
+                                  self.rs.store, "chatbots" if sess.chatbot_id else "chat"))
         request = GenerationRequest(
             model=cfg.model or default_model(self.settings, cfg.provider), system=prompt.system,
             messages=prompt.messages, question=q, evidence=evidence,

@@ -33,7 +33,7 @@ VECTOR_WEIGHT = {
 }
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
-TRANSLATION_WEIGHT = 0.5  # keyword score of the dictionary words relative to the question's
+TRANSLATION_WEIGHT = 0.5  # default of RAGSCOPE_RETRIEVAL_TRANSLATION_WEIGHT: added words' keyword score
 SHARE_SAMPLE = 1000  # chunks a dictionary word's share is taken of (common words are left out)
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
 
@@ -277,7 +277,8 @@ class Retriever:
 
     def _keyword_all(self, q: ParsedQuery, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
         """The keyword search of the question; with dictionary words or domain synonyms
-        (config/domain/vocabulary.yaml), a second search of those alone, whose scores count TRANSLATION_WEIGHT times: a chunk in the question's
+        (config/domain/vocabulary.yaml), a second search of those alone, whose scores count
+        RAGSCOPE_RETRIEVAL_TRANSLATION_WEIGHT times: a chunk in the question's
         own language that matches its words stays ahead of one matching only translations."""
         out = self._keyword(q.text, n, flt, fuzzy, limit)
         extra = q.translations + [w for w in q.expansions if w not in q.translations]
@@ -288,8 +289,10 @@ class Retriever:
         if more[2]:
             return out
         scores: dict[str, float] = dict(out[1])
+        weight = getattr(getattr(self.rs, "settings", None), "retrieval_translation_weight",
+                         TRANSLATION_WEIGHT)
         for i, sc in more[1]:
-            scores[i] = scores.get(i, 0.0) + TRANSLATION_WEIGHT * sc
+            scores[i] = scores.get(i, 0.0) + weight * sc
         ranking = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:n]
         more[0][0].name = "keyword_search_translated"
         return out[0] + more[0], ranking, None, {**more[3], **out[3]}
