@@ -146,7 +146,7 @@ def diff(store, scope: str, a: int, b: int) -> str:
     """A unified diff of the house rules of versions `a` and `b` (0: the default)."""
     va, vb = get(store, scope, a), get(store, scope, b)
     return "".join(difflib.unified_diff(
-        va.text.splitlines(keepends=True), vb.text.splitlines(keepends=True),
+        (va.text + "\n").splitlines(keepends=True), (vb.text + "\n").splitlines(keepends=True),
         fromfile=f"{scope} v{a}", tofile=f"{scope} v{b}")) or "(no difference)\n"
 
 

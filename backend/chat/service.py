@@ -155,7 +155,8 @@ class ChatService(ChatSessions):
         rw = followup_context.for_question(self, sess, q, scope, turns)
         gen = None
         for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
-                                        history=[(t.question, t.answer) for t in turns]):
+                                        history=[(t.question, t.answer) for t in turns],
+                                        prompt_scope="chatbots" if sess.chatbot_id else "chat"):
             if isinstance(event, Generated):
                 gen = event
             else:
@@ -177,7 +178,7 @@ class ChatService(ChatSessions):
     def answer_stream(self, q: str, cfg: SessionSettings, *, scope: Scope,
                       history: list[tuple[str, str]] | None = None,
                       owner: TraceOwner | None = None,
-                      rewrite: followup.Rewrite | None = None
+                      rewrite: followup.Rewrite | None = None, prompt_scope: str = "chat"
                       ) -> Iterator[Retrieved | Delta | Fallback | Generated]:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
@@ -187,7 +188,8 @@ class ChatService(ChatSessions):
         (`Scope.everything()` for the evaluation). The retrieval trace belongs to `owner`
         (default: the system owner "eval"). `rewrite`: a follow-up's query (retrieved with,
         and what the evidence is scored against) and the document it is pinned to; the
-        prompt keeps the question as asked, after the conversation."""
+        prompt keeps the question as asked, after the conversation. `prompt_scope`: whose
+        active system prompt version applies (chat or chatbots; chat/prompt_versions.py)."""
         owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
         web = question_url.for_question(self.settings, q)  # a URL in the question (issue 26)
@@ -224,7 +226,7 @@ class ChatService(ChatSessions):
             assessment = assess(q, evidence, encoder, known=known, cross=self.cross)
         prompt = build_prompt(asked, evidence, system_prompt=cfg.system_prompt,
                               history=history or [], house_rules=prompt_versions.active_text(
-                                  self.rs.store, "chatbots" if sess.chatbot_id else "chat"))
+                                  self.rs.store, prompt_scope))
         request = GenerationRequest(
             model=cfg.model or default_model(self.settings, cfg.provider), system=prompt.system,
             messages=prompt.messages, question=q, evidence=evidence,

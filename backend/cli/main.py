@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import analysis as cli_analysis
     from backend.cli import chat as cli_chat
     from backend.cli import chatbot as cli_chatbot
+    from backend.cli import config_admin as cli_config_admin
     from backend.cli import crawl as cli_crawl
     from backend.cli import documents as cli_documents
     from backend.cli import ingest as cli_ingest
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_stack.register(sub)
     cli_up.register(sub)
     cli_admin.register(sub)
+    cli_config_admin.register(sub)
     return p
 
 

@@ -27,6 +27,8 @@ class Ragscope:
         domain_rules.configure(self.settings.domain_config_dir)  # config/domain/*.yaml
         self.store = Store(self.settings.db_url)
         self._overlay.attach(self.store)
+        self._lock = threading.RLock()
+        self._owned: list = []  # indexes built here, closed by close()
 
     @property
     def settings(self) -> Settings:
@@ -44,8 +46,6 @@ class Ragscope:
     def base_settings(self) -> Settings:
         """The settings from the environment alone (what a reset returns to)."""
         return self._overlay.base
-        self._lock = threading.RLock()
-        self._owned: list = []  # indexes built here, closed by close()
 
     @cached_property
     def embedder(self):
