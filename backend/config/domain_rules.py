@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ class DomainConfigError(ConfigError):
                 "message": str(self)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DomainRules:
     """One generation of the rules: every file validated, loaded together."""
     directory: str
@@ -72,7 +73,7 @@ class DomainRules:
     def domains(self):
         return self.models["domains.yaml"]
 
-    @property
+    @cached_property
     def generation(self) -> str:
         """Changes whenever a file changed: the key of caches built from the rules."""
         return f"{self.directory}@" + ",".join(f"{m:.6f}:{s}" for m, s in self.stamps.values())
@@ -212,11 +213,14 @@ def configure(directory: Path | str | None) -> None:
 
 def _holder(directory: Path | str | None) -> _Holder:
     d = Path(directory) if directory else _configured[0]
-    key = str(d.resolve())
+    h = _holders.get(str(d))  # per question: no lock, no file system call
+    if h is not None:
+        return h
     with _holders_lock:
-        if key not in _holders:
-            _holders[key] = _Holder(d)
-        return _holders[key]
+        key = str(d.resolve())
+        h = _holders.get(key) or _Holder(d)
+        _holders[key] = _holders[str(d)] = h
+        return h
 
 
 def current(directory: Path | str | None = None) -> DomainRules:

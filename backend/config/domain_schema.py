@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # The extractors the analysis can run (backend/analysis/extractors; a test keeps this list
 # equal to the registry's: the config layer cannot import the analysis layer).
@@ -46,6 +48,10 @@ def _pattern(v: str) -> str:
     if re.compile(v).match(""):
         raise ValueError("the pattern matches the empty text (it would match every question)")
     return v
+
+
+Cue = Annotated[str, AfterValidator(_pattern)]  # so an error names extract_cues.<name>.<n>
+Cues = Annotated[list[Cue], Field(min_length=1, description="regular-expression alternatives")]
 
 
 class SynonymGroup(_Strict):
@@ -114,8 +120,8 @@ class SearchRepair(_Strict):
 
 class Intents(_Strict):
     version: int = 1
-    extract_cues: dict[str, list[str]]
-    doc_type_cues: dict[str, list[str]]
+    extract_cues: dict[str, Cues]
+    doc_type_cues: dict[str, Cues]
     singular_cues: list[str] = Field(default_factory=list)
 
     @field_validator("extract_cues")
@@ -125,7 +131,7 @@ class Intents(_Strict):
         if unknown:
             raise ValueError(f"unknown extractor(s) {', '.join(unknown)}; known: "
                              f"{', '.join(EXTRACTOR_NAMES)}")
-        return {k: _cues(c) for k, c in v.items()}
+        return v
 
     @field_validator("doc_type_cues")
     @classmethod
@@ -134,18 +140,12 @@ class Intents(_Strict):
         if unknown:
             raise ValueError(f"unknown document kind(s) {', '.join(unknown)}; known: "
                              f"{', '.join(DOC_KIND_NAMES)}")
-        return {k: _cues(c) for k, c in v.items()}
+        return v
 
     @field_validator("singular_cues")
     @classmethod
     def _singular(cls, v: list[str]) -> list[str]:
         return [" ".join(str(x).split()).lower() for x in v]
-
-
-def _cues(v: list[str]) -> list[str]:
-    if not v:
-        raise ValueError("an empty cue list (leave the entry out instead)")
-    return [_pattern(x) for x in v]
 
 
 class DocumentKind(_Strict):
