@@ -17,7 +17,7 @@ def env(api_env):  # noqa: F811
     with api_env.rs.store.session() as s:
         for model in (ConfigAudit, RuntimeSetting, SystemPromptVersion):
             s.query(model).delete()
-    api_env.rs._overlay.invalidate()
+    api_env.rs.settings_overlay.invalidate()
 
 
 def test_prompt_versions_over_http(env):
@@ -43,13 +43,14 @@ def test_prompt_versions_over_http(env):
     assert r.status_code == 422
 
 
-def test_runtime_settings_and_the_audit_log_over_http(env):
+def test_runtime_settings_and_the_audit_log_over_http(env, monkeypatch):
+    monkeypatch.setattr(rt, "CHECK_S", 0.0)  # env.rs re-reads the store (stack mode: another process wrote)
     c, h = env.client, env.headers("root")
     rows = {r["name"]: r for r in c.get("/api/admin/settings", headers=h).json()["settings"]}
     assert set(rows) == set(rt.SAFE) and rows["chat_source_chars"]["value"] == 2000
     r = c.put("/api/admin/settings/chat_source_chars", json={"value": 3000}, headers=h)
     assert r.status_code == 200 and r.json() == {"name": "chat_source_chars", "value": 3000}
-    assert env.rs.settings.chat_source_chars == 3000  # applied to the serving process
+    assert env.rs.settings.chat_source_chars == 3000  # applied to the services
     r = c.put("/api/admin/settings/chat_source_chars", json={"value": 5}, headers=h)
     assert r.status_code == 422
     assert "chat_source_chars: Input should be greater than or equal to 200" in \

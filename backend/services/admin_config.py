@@ -57,13 +57,14 @@ def editable_settings(rs, actor) -> list[dict[str, Any]]:
     from backend.config import Settings
 
     now, base = rs.settings, rs.base_settings
+    stored = rs.settings_overlay.overridden()
     rows = []
     for name in rt.SAFE:
         f = Settings.model_fields[name]
         bounds = {k: getattr(m, k) for m in f.metadata for k in ("ge", "gt", "le", "lt")
                   if getattr(m, k, None) is not None}
         rows.append({"name": name, "value": getattr(now, name), "default": getattr(base, name),
-                     "overridden": getattr(now, name) != getattr(base, name),
+                     "overridden": name in stored,
                      "type": str(f.annotation).replace("typing.", ""), "bounds": bounds,
                      "help": f.description or ""})
     return rows
@@ -74,14 +75,14 @@ def set_setting(rs, actor, name: str, value: Any) -> Any:
     question uses it in this process at once, in others within 2 s."""
     _admin(actor)
     v = rt.set_value(rs.store, rs.base_settings, actor.username, name, value)
-    rs._overlay.invalidate()
+    rs.settings_overlay.invalidate()
     return v
 
 
 def reset_setting(rs, actor, name: str) -> bool:
     _admin(actor)
     done = rt.reset(rs.store, rs.base_settings, actor.username, name)
-    rs._overlay.invalidate()
+    rs.settings_overlay.invalidate()
     return done
 
 

@@ -43,6 +43,11 @@ class Ragscope:
         self._overlay._current = value
 
     @property
+    def settings_overlay(self):
+        """The run-time overrides layer (invalidate it after a change in this process)."""
+        return self._overlay
+
+    @property
     def base_settings(self) -> Settings:
         """The settings from the environment alone (what a reset returns to)."""
         return self._overlay.base

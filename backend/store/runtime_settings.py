@@ -192,6 +192,11 @@ class Overlay:
         self._store = store
         self._checked = 0.0
 
+    def overridden(self) -> set[str]:
+        """The names with a stored override (as last read)."""
+        self.get()
+        return set(self._values)
+
     def invalidate(self) -> None:
         """Re-read on the next access (this process changed an override)."""
         self._checked = 0.0
