@@ -208,3 +208,17 @@ def test_status_reports_a_bad_edit_and_the_rules_in_use(rs, tmp_path, monkeypatc
     finally:
         other.close()
         domain_rules.configure(None)
+
+
+def test_cli_as_a_non_admin_is_refused(rs, monkeypatch, capsys):
+    from backend.security import auth
+
+    auth.UserStore(auth.AuthPaths.under(rs.settings.data_dir)).add(
+        "eve", "editor", password="editor-password-1")
+    monkeypatch.setattr("backend.cli.common._rs", lambda: rs)
+    for argv in (["runtime-settings", "set", "chat_source_chars", "3000"],
+                 ["runtime-settings", "audit"], ["prompts", "create", "--text", "x"],
+                 ["prompts", "list"]):
+        assert main(["--as", "eve", *argv]) == 2, argv
+        assert "'settings' needs the admin role" in capsys.readouterr().err
+    assert rt.overrides(rs.store) == {} and svc.audit(rs, ADMIN) == []
