@@ -15,6 +15,7 @@ from pages._common import (
     require_page,
     show_errors,
 )
+from pages import _admin_config as admin_config_sections
 from pages._jobs import follow, show_outcome
 from pages._jobs import start as start_job
 
@@ -30,8 +31,8 @@ finished = follow(dashboard_jobs.latest(rs, dashboard_jobs.REINDEX))  # a reinde
 if finished is not None and show_outcome(finished, finished.result.get("summary", "")):
     clear_listings()
 
-st.caption("Settings come from RAGSCOPE_* environment variables and are read at start; "
-           "secrets are masked.")
+st.caption("Settings come from RAGSCOPE_* environment variables and are read at start "
+           "(the safe ones can be changed at run time below); secrets are masked.")
 st.dataframe(system.settings_table(rs), hide_index=True)
 
 st.subheader("Indexes", anchor=False)
@@ -71,3 +72,5 @@ with c2:
         if yes.button("Yes, reindex", type="primary", key=K.SETTINGS_REINDEX_CONFIRM):
             st.session_state[K.SETTINGS_CONFIRM_REINDEX] = False
             start_job(lambda: dashboard_jobs.start_reindex(rs, current_actor()))
+
+admin_config_sections.render(rs, current_actor())  # domain rules, run-time settings, prompts

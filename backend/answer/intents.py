@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from backend.analysis.types import DOC_KINDS
+from backend.config import domain_rules
 from backend.answer.intent_documents import (
     DocCandidate,
     _STOP,
@@ -43,47 +44,28 @@ class Intent:
     named: tuple[int, ...] = ()
 
 
-# extractor -> cue patterns (German and English)
-_EXTRACT_CUES: list[tuple[str, re.Pattern]] = [
-    ("meeting_actions", re.compile(
-        r"\b(?:offene[nr]? (?:Punkte?|Aufgaben|Themen)|Aufgaben|To-?dos?|Action[- ]?Items?|Maßnahmen|"
-        r"wer (?:macht|übernimmt|kümmert sich)|wer ist (?:zuständig|verantwortlich)|Verantwortlich\w*|"
-        r"open (?:items?|points?|issues|tasks)|action items?|tasks|follow[- ]?ups?|who does what|"
-        r"who is (?:responsible|in charge)|who will|owners?|still open|noch offen|(?:still )?outstanding|"
-        r"unerledigt\w*)\b", _I)),
-    ("decisions", re.compile(
-        r"\b(?:beschlossen|Beschlüsse|Beschluss(?:lage)?|entschieden|Entscheidungen?|vereinbart|"
-        r"genehmigt|abgestimmt|decided|decide|decisions?|resolutions?|resolved|agreed|approved|"
-        r"what was (?:decided|agreed|approved)|votes?)\b", _I)),
-    ("deadlines", re.compile(
-        r"\b(?:Fristen|Frist|Termine?|Deadlines?|Stichtage?|bis wann|wann (?:muss|müssen|ist .* fällig)|"
-        r"fällig|due dates?|by when|when (?:is|are) .* due|time limits?|milestones?|Meilensteine?)\b", _I)),
-    ("requirements", re.compile(
-        r"\b(?:Anforderungen|Voraussetzungen|Pflichten|Vorgaben|was muss|was müssen|requirements?|"
-        r"prerequisites?|obligations?|what (?:must|has to|needs to))\b", _I)),
-    ("config_keys", re.compile(
-        r"\b(?:Konfigurationsschlüssel|Konfigurationsparameter|Umgebungsvariablen?|ENV[- ]?Variablen?|"
-        r"Parameter|Schalter|config(?:uration)? keys?|environment variables?|env vars?|settings|"
-        r"CLI flags?|flags|which (?:ENV|environment) variable)\b", _I)),
-    ("setup_steps", re.compile(
-        r"\b(?:Installationsschritte|Einrichtungsschritte|Setup-?Schritte|Schritte|wie (?:installiere|"
-        r"starte|richte|konfiguriere) ich|Installationsanleitung|setup steps|installation steps|"
-        r"steps to (?:install|set up|start|deploy)|how (?:do|can) (?:I|we) (?:install|set up|start|deploy))\b",
-        _I)),
-    ("api_surface", re.compile(
-        r"\b(?:Endpunkte?|Endpoints?|HTTP-?Methoden|Statuscodes?|status codes?|which endpoint)\b", _I)),
-    ("operational_notes", re.compile(
-        r"\b(?:Betriebshinweise|Warnhinweise|Fehlerbehebung|Troubleshooting|Störungsbehebung|"
-        r"warnings?|operational notes|known issues|bekannte Probleme|caveats)\b", _I)),
-    ("risks", re.compile(
-        r"\b(?:Risiken|Risiko|Blocker|Gefahren|Warnsignale|risks?|blockers?|warning signs|"
-        r"red flags)\b", _I)),
-    ("entities", re.compile(
-        r"\b(?:wer war (?:anwesend|dabei)|Teilnehmer(?:innen)?|Anwesende|Personen|Organisationen|"
-        r"Kontakte|Ansprechpartner|E-Mail-Adressen|Telefonnummern|who (?:attended|was present)|"
-        r"attendees|participants|people|persons|organi[sz]ations|contacts|e-?mail addresses|"
-        r"phone numbers)\b", _I)),
-]
+# The cue words (per extractor, per document kind, singular cues) are data: they live in
+# config/domain/intents.yaml (backend/config/domain_rules.py: validated, reloaded when the
+# file changes). `_cues()` compiles them once per generation of the rules.
+_compiled: dict[str, tuple] = {}
+
+
+def _cues() -> tuple[list[tuple[str, re.Pattern]], list[tuple[str, re.Pattern]], frozenset[str]]:
+    """(extractor cues, document-kind cues, singular cues) of the current domain rules, as
+    compiled patterns `\\b(?:alt1|alt2|…)\\b` (case-insensitive)."""
+    rules = domain_rules.current()
+    got = _compiled.get(rules.generation)
+    if got is None:
+        it = rules.intents
+        words = (lambda alts: re.compile(r"\b(?:" + "|".join(alts) + r")\b", _I))
+        got = ([(n, words(a)) for n, a in it.extract_cues.items()],
+               [(n, words(a)) for n, a in it.doc_type_cues.items()],
+               frozenset(it.singular_cues))
+        _compiled.clear()
+        _compiled[rules.generation] = got
+    return got
+
+
 _QUESTIONISH = re.compile(r"\b(?:welche|was|wer|wann|wo|wie|gibt es|liste|zeig|nenne|which|what|who|"
                           r"when|where|list|show|are there|give me)\b|\?", _I)
 _SUMMARY = re.compile(r"\b(?:fass\w*\b.*\bzusammen|zusammenfass\w*|Zusammenfassung|Überblick|"
@@ -140,11 +122,6 @@ _SECTION = [
                 r"fünfte|fünften|letzte|letzten|first|second|third|fourth|fifth|last)\s+"
                 r"(?:Kapitels?|Abschnitts?|chapter|section|Teils?|part)\b", _I), "ordinal"),
 ]
-_DOC_TYPES = [
-    ("minutes", re.compile(r"\b(?:Protokoll\w*|Sitzung\w*|Niederschrift|minutes|meeting)\b", _I)),
-    ("policy", re.compile(r"\b(?:Richtlinie\w*|Ordnung|Policy|policies|Regelwerk\w*)\b", _I)),
-    ("manual", re.compile(r"\b(?:Handbuch\w*|Handbooks?|Anleitung|Manual|Guide|Runbook|Doku\w*)\b", _I)),
-]
 def _section(q: str) -> str | None:
     for rx, fmt in _SECTION:
         m = rx.search(q)
@@ -192,18 +169,6 @@ _FUNCTION_WORDS = frozenset([
 _DATE = re.compile(r"\b(?:am|vom|on|of|from)?\s*\d{1,2}\.?\s*(?:Januar|Jänner|Februar|März|April|Mai|"
                    r"Juni|Juli|August|September|Oktober|November|Dezember|January|February|March|"
                    r"May|June|July|October|December)\w*\s*\d{4}\b|\b\d{4}-\d{2}-\d{2}\b", _I)
-# A cue in the singular asks after one item ("Which configuration key replaces X?", "Wie wurde
-# über Beschluss 2024/17 abgestimmt?"); with a topic, that is a question for passages.
-_SINGULAR_CUES = frozenset([
-    "frist", "termin", "deadline", "stichtag", "beschluss", "entscheidung", "aufgabe",
-    "anforderung", "voraussetzung", "risiko", "endpunkt", "endpoint", "statuscode", "decision",
-    "resolution", "requirement", "prerequisite", "flag", "setting", "parameter", "schalter",
-    "risk", "blocker", "milestone", "meilenstein", "task", "owner", "vote", "verantwortlich",
-    "verantwortliche", "verantwortlicher"
-]) | {
-    "status code", "configuration key", "config key", "environment variable", "env var",
-    "cli flag", "due date", "time limit", "action item", "open item", "open point", "open issue",
-    "open task", "follow-up", "followup", "to-do", "todo", "warning"}
 # Questions after one fact ("Wann ist die Frist für …?", "What is the due date of A-24-07?"):
 # with a topic, passages answer them better than a list of items.
 _FACT_Q = re.compile(r"^\s*(?:bis wann|wann|wie (?:viele?|hoch|lange|oft)|when|how (?:many|much|long|"
@@ -242,9 +207,10 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
     if url:  # issue 22: "Fasse diese Seite zusammen: https://… und nenne …" is no summary
         return None, (f"URL in the question ({url.group(0)}): answered from passages (the "
                       "page counts only if it was crawled or uploaded), not from the analysis")
+    extract_cues, doc_types, singular_cues = _cues()
     section = _section(q)
     named = _documents(q, documents)
-    doc_type = next((t for t, rx in _DOC_TYPES if rx.search(q)), None)
+    doc_type = next((t for t, rx in doc_types if rx.search(q)), None)
     if len(named) > 1 and doc_type:  # "im Lumen-Handbuch": the named one of that kind
         named = [d for d in named if d.doc_type in DOC_KINDS[doc_type]] or named
     doc = named[0].id if len(named) == 1 else None
@@ -289,7 +255,7 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
         why = f"summary wording ({_summary(q).group(0)!r})" + (
             f" + section {section!r}" if section else "") + suffix
         return Intent("summarize", reason=why, **base), why
-    hits = [(name, rx.search(q)) for name, rx in _EXTRACT_CUES]
+    hits = [(name, rx.search(q)) for name, rx in extract_cues]
     found = tuple(name for name, m in hits if m)
     if not found:
         change = _CHANGE.search(q)  # "How do A's results compare to B's?": one keyword
@@ -299,13 +265,13 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
     if not _QUESTIONISH.search(q):
         return None, "analysis wording, but not a question or request"
     cues = [m.group(0) for _, m in hits if m]
-    topic = _residual(q, named, [rx for _, rx in _EXTRACT_CUES] + [
-        _QUESTIONISH, _SHORT, _LONG, _VERSIONS, _OPEN] + [rx for _, rx in _DOC_TYPES]
+    topic = _residual(q, named, [rx for _, rx in extract_cues] + [
+        _QUESTIONISH, _SHORT, _LONG, _VERSIONS, _OPEN] + [rx for _, rx in doc_types]
         + [rx for rx, _ in _SECTION])
     if len(topic) > _SPECIFIC_WORDS:
         return None, (f"a specific question ({len(topic)} topic words besides the cue "
                       f"{cues[0]!r}: {', '.join(topic[:6])}): passages answer it better")
-    if topic and all(c.lower() in _SINGULAR_CUES for c in cues):
+    if topic and all(c.lower() in singular_cues for c in cues):
         return None, (f"a question after one item ({cues[0]!r} … {' '.join(topic)}): passages "
                       "answer it better")
     if topic and _FACT_Q.search(q):
@@ -330,7 +296,7 @@ def has_cue(question: str) -> bool:
     documents are loaded (most chat questions stop here)."""
     q = " ".join(question.split())
     return bool(q) and any(rx.search(q) for rx in
-                           [_SUMMARY, _CHANGE, _XREF] + [rx for _, rx in _EXTRACT_CUES])
+                           [_SUMMARY, _CHANGE, _XREF] + [rx for _, rx in _cues()[0]])
 
 
 def recognise(question: str, documents: Sequence[DocCandidate] = ()) -> Intent | None:

@@ -49,6 +49,7 @@ from backend.answer.context import (  # noqa: F401  (re-exported: the route's pu
 from backend.answer.intents import _URL, DocCandidate, Intent, explain, has_cue
 from backend.errors import AnalysisError, NotFound
 from backend.ingest.dedup import base_source
+from backend.retrieval.domain_query import repair
 from backend.retrieval.types import (
     Hit,
     RetrievalParams,
@@ -106,6 +107,7 @@ def route(chat, sess, q: str, scope: Scope) -> Routed:
     from backend.retrieval.query import parse_query
 
     t0 = time.perf_counter()
+    q = repair(q)[0]  # typos -> canonical forms (config/domain/search_repair.yaml)
     url = _URL.search(q)
     passage = {"url": question_url.find_url(q) if url else None,
                "inventory": not url and parse_query(q).inventory}

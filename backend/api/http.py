@@ -13,7 +13,8 @@ routes_analysis.py, their MCP tools in mcp_analysis.py; the chatbot routes
 (`/api/chatbots/*`) in routes_chatbots.py; rating an answer
 (`POST /api/chat/messages/{id}/feedback`) in routes_feedback.py; replayable ask jobs
 (`/api/ask-jobs`, `/api/ask-sse/{jobId}`) and the direct `/api/ask-sse` in
-routes_ask_jobs.py."""
+routes_ask_jobs.py; run-time configuration for admins (`/api/admin/prompts`, `/settings`,
+`/audit`, `/domain-rules`) in routes_admin_config.py."""
 from __future__ import annotations
 
 import contextlib
@@ -74,6 +75,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     """The app over `rs` (built from `settings` when not given). `provider_factory`: the
     chat's LLM providers (tests pass a fake)."""
     from backend.api import (
+        routes_admin_config,
         routes_analysis,
         routes_ask_jobs,
         routes_chatbots,
@@ -110,7 +112,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     for r in (routes_search.router, routes_ask_jobs.router, routes_documents.router,
               routes_analysis.router, routes_chatbots.router, routes_feedback.router,
               routes_critique.router, routes_system.router, routes_local.router,
-              routes_profiles.router):
+              routes_profiles.router, routes_admin_config.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate
         route.app = TokenGate(route.app, rs)

@@ -24,6 +24,7 @@ from backend.chat import followup, followup_context, question_url
 from backend.chat.profiles import ProfileService, apply_session_format
 from backend.chat.answer import document_source, hit_source, inventory_text
 from backend.chat.format_check import apply_profile
+from backend.chat import prompt_versions
 from backend.chat.prompt import build_prompt, check_citations
 from backend.chat.sessions import ChatSessions
 from backend.chat.types import (  # noqa: F401  (re-exported: the chat's public names)
@@ -161,7 +162,8 @@ class ChatService(ChatSessions):
         page = question_url.carried(turns) if rw.followup else None  # the page asked about
         for event in self.answer_stream(q, cfg, scope=scope, owner=owner, rewrite=rw,
                                         question_urls=question_urls, carried_page=page,
-                                        history=[(t.question, t.answer) for t in turns]):
+                                        history=[(t.question, t.answer) for t in turns],
+                                        prompt_scope="chatbots" if sess.chatbot_id else "chat"):
             if isinstance(event, Generated):
                 gen = event
             else:
@@ -184,7 +186,8 @@ class ChatService(ChatSessions):
                       history: list[tuple[str, str]] | None = None,
                       owner: TraceOwner | None = None,
                       rewrite: followup.Rewrite | None = None, question_urls: bool = True,
-                      carried_page: question_url.QuestionPage | None = None
+                      carried_page: question_url.QuestionPage | None = None,
+                      prompt_scope: str = "chat"
                       ) -> Iterator[Retrieved | Delta | Fallback | Generated]:
         """Answer `q` with the settings `cfg` without storing anything (the benchmark uses
         this; `ask_stream` stores the result). Inventory questions get the document list of
@@ -196,7 +199,8 @@ class ChatService(ChatSessions):
         and what the evidence is scored against) and the document it is pinned to; the
         prompt keeps the question as asked, after the conversation. `carried_page`: the
         page the previous question fetched, which a follow-up without its own URL reuses
-        (backend/chat/question_url.py `carried`)."""
+        (backend/chat/question_url.py `carried`). `prompt_scope`: whose active system prompt
+        version applies (chat or chatbots; chat/prompt_versions.py)."""
         owner = owner or TraceOwner.system("eval")
         t0 = time.perf_counter()
         web = question_url.for_question(self.settings, q,  # a URL in the question (issue 26)
@@ -236,7 +240,9 @@ class ChatService(ChatSessions):
         author = ProfileService(self.rs).get(cfg.profile_id)  # style rules (issue 26)
         prompt = build_prompt(asked, evidence, system_prompt=cfg.system_prompt,
                               history=history or [], style_rules=author.style_rules_text(
-                                  detect_language(asked) or "en") if author else "")
+                                  detect_language(asked) or "en") if author else "",
+                              house_rules=prompt_versions.active_text(self.rs.store,
+                                                                      prompt_scope))
         request = GenerationRequest(
             model=cfg.model or default_model(self.settings, cfg.provider), system=prompt.system,
             messages=prompt.messages, question=q, evidence=evidence,

@@ -49,7 +49,11 @@ class ChatSessions:
 
     def __init__(self, rs):
         self.rs = rs
-        self.settings = rs.settings
+
+    @property
+    def settings(self):
+        """The services' settings now: run-time overrides apply to the next question."""
+        return self.rs.settings
 
     def _settings(self, **values) -> SessionSettings:
         try:
@@ -87,7 +91,7 @@ class ChatSessions:
         return SessionInfo(row.uuid, row.title, row.user,
                            SessionSettings(**{f: getattr(row, f) for f in SETTING_FIELDS}),
                            row.created_at, row.last_activity, int(n or 0), int(tin or 0),
-                           int(tout or 0), float(cost or 0.0), bool(unknown))
+                           int(tout or 0), float(cost or 0.0), bool(unknown), row.chatbot_id)
 
     @staticmethod
     def _totals_query():

@@ -105,6 +105,7 @@ class SessionInfo:
     tokens_output: int = 0
     cost_usd: float = 0.0
     cost_unknown: bool = False  # some answer's model had no price
+    chatbot_id: int | None = None  # a chatbot's conversation: the `chatbots` system prompt
 
 
 @dataclass

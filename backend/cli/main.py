@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import analysis as cli_analysis
     from backend.cli import chat as cli_chat
     from backend.cli import chatbot as cli_chatbot
+    from backend.cli import config_admin as cli_config_admin
     from backend.cli import crawl as cli_crawl
     from backend.cli import critique as cli_critique
     from backend.cli import documents as cli_documents
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_up.register(sub)
     cli_admin.register(sub)
     cli_critique.register(sub)
+    cli_config_admin.register(sub)
     return p
 
 

@@ -112,6 +112,9 @@ def cmd_status(a) -> int:
             "index_meta": {m: x and {"backend": x["backend"], "params": x["params"],
                                      "chunks": x["chunks"]} for m, x in st.index_meta.items()}}
     info["dictionary"] = dictionary.status(rs.settings.dictionary_path)
+    from backend.services.admin_config import domain_rules_status
+
+    info["domain_rules"] = domain_rules_status(rs)  # a bad edit: "ok": false and the error
     print(json.dumps(info, indent=2, default=str))
     return 0
 

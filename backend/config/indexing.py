@@ -60,6 +60,19 @@ class IndexingSettings(BaseSettings):
         "keyword query and the extractive answerer's word overlap across languages. Read at "
         "run time; absent or empty: off (noted by `status`).",
     )
+    domain_config_dir: str = Field(
+        "",
+        description="Folder of the domain-rule YAML files (vocabulary.yaml, search_repair.yaml, "
+        "intents.yaml, domains.yaml; docs/domain-config.md): synonyms, query repairs, the "
+        "router's cue words, domain lists. Reloaded when a file changes; a bad edit keeps the "
+        "last good rules (`status`). Empty: config/domain of the repository.",
+    )
+    retrieval_translation_weight: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="Keyword score of the words added to a question (dictionary translations, "
+        "domain synonyms) relative to the question's own words; 0: added words are searched "
+        "but count nothing. Editable at run time on the Settings page.",
+    )
     cross_language_model: bool = Field(
         True,
         description="Score answer sentences in the other language than the question's with "

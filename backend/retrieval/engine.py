@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from backend.security.access import NO_ACCESS, Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
-from backend.retrieval import dictionary, fusion, lookup, policies
+from backend.retrieval import dictionary, domain_query, fusion, lookup, policies
 from backend.retrieval.query import ParsedQuery, parse_query
 from backend.retrieval.rerank import DEFAULT_RERANKER, Reranker
 from backend.retrieval.types import (
@@ -33,7 +33,7 @@ VECTOR_WEIGHT = {
 }
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
-TRANSLATION_WEIGHT = 0.5  # keyword score of the dictionary words relative to the question's
+TRANSLATION_WEIGHT = 0.5  # default of RAGSCOPE_RETRIEVAL_TRANSLATION_WEIGHT: added words' keyword score
 SHARE_SAMPLE = 1000  # chunks a dictionary word's share is taken of (common words are left out)
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
 
@@ -66,7 +66,11 @@ class Retriever:
         t_all = time.perf_counter()
         trace = Trace(id=str(uuid.uuid4()), query=query)
         t0 = time.perf_counter()
-        q = parse_query(query, inventory=p.inventory == "auto")
+        rules = domain_query.apply(query)  # repairs and synonyms (config/domain/*.yaml)
+        t_rules = _ms(t0)
+        t0 = time.perf_counter()
+        q = parse_query(rules.text, inventory=p.inventory == "auto")
+        q.raw, q.expansions = query, rules.added
         trace.stages.append(Stage("query", _ms(t0), {
             "normalised": q.text, "language": q.language, "truncated": q.truncated,
             "phrases": q.phrases, "exact_tokens": q.exact_tokens, "inventory": q.inventory,
@@ -76,6 +80,7 @@ class Retriever:
         if q.truncated:
             result.warnings.append(f"query cut to {len(q.text)} characters")
         flt = self._filter(p, scope, trace)
+        trace.stages.append(Stage("domain_rules", t_rules, rules.stage_params()))
         if not q.text or (flt.document_ids is not None and not flt.document_ids):
             result.warnings.append("empty query" if not q.text else NO_ACCESS
                                    if scope.reads_nothing else "no document matches the filters")
@@ -274,19 +279,23 @@ class Retriever:
             return stages, [], f"{type(e).__name__}: {e}", {}
 
     def _keyword_all(self, q: ParsedQuery, n: int, flt: IndexFilter, fuzzy: bool, limit: int):
-        """The keyword search of the question; with dictionary words, a second search of
-        those alone, whose scores count TRANSLATION_WEIGHT times: a chunk in the question's
+        """The keyword search of the question; with dictionary words or domain synonyms
+        (config/domain/vocabulary.yaml), a second search of those alone, whose scores count
+        RAGSCOPE_RETRIEVAL_TRANSLATION_WEIGHT times: a chunk in the question's
         own language that matches its words stays ahead of one matching only translations."""
         out = self._keyword(q.text, n, flt, fuzzy, limit)
-        if not q.translations or out[2]:
+        extra = q.translations + [w for w in q.expansions if w not in q.translations]
+        if not extra or out[2]:
             return out
         # the question's own hits keep their snippets (below): none computed for them here
-        more = self._keyword(" ".join(q.translations), n, flt, fuzzy, limit, set(out[3]))
+        more = self._keyword(" ".join(extra), n, flt, fuzzy, limit, set(out[3]))
         if more[2]:
             return out
         scores: dict[str, float] = dict(out[1])
+        weight = getattr(getattr(self.rs, "settings", None), "retrieval_translation_weight",
+                         TRANSLATION_WEIGHT)
         for i, sc in more[1]:
-            scores[i] = scores.get(i, 0.0) + TRANSLATION_WEIGHT * sc
+            scores[i] = scores.get(i, 0.0) + weight * sc
         ranking = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:n]
         more[0][0].name = "keyword_search_translated"
         return out[0] + more[0], ranking, None, {**more[3], **out[3]}

@@ -5,6 +5,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from backend.config import domain_rules
 from backend.ingest.language import detect_language
 
 MAX_QUERY_CHARS = 1000  # longer queries are cut (recorded in the trace)
@@ -13,41 +14,57 @@ _QUOTED = re.compile(r"[\"“„«»”]([^\"“„«»”]{2,200})[\"“„«»
 # Tokens that must match literally: config keys, env vars, paragraph signs, version numbers.
 _EXACT = re.compile(r"(§\s*\d+[a-z]?|\b[\w-]+(?:[._][\w-]+)+\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
                     r"|\b\d{4}/\d+\b)")
-# Nouns of inventory questions: generic ones, and kinds that name a document type.
-_MINUTES = ("meeting_minutes", "minutes")  # type names of the registry and earlier ones
-_POLICY = ("policy", "contract")
-_MANUAL = ("manual", "runbook_or_ops_doc")
-KIND_NOUNS = {
-    "protokolle": _MINUTES, "sitzungsprotokolle": _MINUTES, "niederschriften": _MINUTES,
-    "minutes": _MINUTES, "richtlinien": _POLICY, "ordnungen": _POLICY,
-    "regelungen": _POLICY, "satzungen": _POLICY, "policies": _POLICY,
-    "handbücher": _MANUAL, "handbuecher": _MANUAL, "anleitungen": _MANUAL,
-    "manuals": _MANUAL, "guides": _MANUAL, "runbooks": ("runbook_or_ops_doc",),
-    "webseiten": ("web_article", "documentation_website", "web_page"),
-    "internetseiten": ("web_article", "documentation_website", "web_page"),
-}
-_DE_NOUNS = ("dokumente|unterlagen|dateien|texte|quellen|protokolle|sitzungsprotokolle|"
-             "niederschriften|richtlinien|ordnungen|regelungen|satzungen|handbücher|"
-             "handbuecher|anleitungen|webseiten|internetseiten")
-_EN_NOUNS = r"documents|docs|files|sources|policies|manuals|minutes|guides|runbooks"
-_INVENTORY = [
-    re.compile(rf"^\s*welche\s+(?P<n>{_DE_NOUNS})\b(?:\s+(?:gibt\s+es|haben\s+wir|liegen\s+vor|"
-               r"existieren))?\s*(?:(?:zu[mr]?|über|ueber|zum\s+thema|betreffend|mit|im\s+bereich)"
-               r"\s+(?P<t>.+?)|(?:betreffen|behandeln|erwähnen|erwaehnen|beschreiben|regeln|"
-               r"nennen|handeln\s+von|befassen\s+sich\s+mit|beziehen\s+sich\s+auf|geht\s+es\s+um|"
-               r"gibt\s+es\s+(?:zu[mr]?|über|ueber))\s+(?P<t2>.+?))?\s*\??\s*$", re.I),
-    re.compile(r"^\s*(?:gibt\s+es|habt\s+ihr|haben\s+wir)\s+(?:dokumente|unterlagen)\s+"
-               r"(?:zu[mr]?|über|ueber)\s+(?P<t>.+?)\s*\??\s*$", re.I),
-    re.compile(r"^\s*(?:liste|zeige)\s+(?:mir\s+)?(?:alle\s+)?(?:dokumente|unterlagen)"
-               r"(?:\s+(?:zu[mr]?|über|ueber)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
-    re.compile(rf"^\s*(?:which|what)\s+(?P<n>{_EN_NOUNS})\s*"
-               r"(?:(?:are\s+there\s+)?(?:cover|covers|mention|mentions|discuss|discusses|"
-               r"are\s+about|about|on|deal\s+with|talk\s+about|exist\s+(?:on|about|for)|"
-               r"do\s+we\s+have\s+(?:on|about))\s+(?P<t>.+?))?\s*(?:are\s+there|exist|do\s+we\s+have)?"
-               r"\s*\??\s*$", re.I),
-    re.compile(r"^\s*(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:documents|docs|files)"
-               r"(?:\s+(?:about|on|covering|for)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
-]
+# Nouns of inventory questions - generic ones, and kinds that name a document type - are a
+# domain list in config/domain/domains.yaml (backend/config/domain_rules.py; reloaded when it
+# changes): `_inventory()` builds the patterns and the noun -> types table per generation.
+_compiled: dict[str, tuple] = {}
+
+
+def _alternation(words) -> str:
+    return "|".join(re.escape(w) for w in dict.fromkeys(words))
+
+
+def _inventory() -> tuple[list[re.Pattern], dict[str, tuple[str, ...]]]:
+    """The inventory question patterns and KIND_NOUNS (noun -> document types) of the
+    current domain lists."""
+    rules = domain_rules.current()
+    got = _compiled.get(rules.generation)
+    if got is not None:
+        return got
+    dm = rules.domains
+    kinds = {n.lower(): tuple(k.types) for k in dm.document_kinds.values()
+             for n in [*k.nouns_de, *k.nouns_en]}
+    de = _alternation([*dm.inventory_nouns_de] + [n.lower() for k in dm.document_kinds.values()
+                                                  for n in k.nouns_de])
+    en = _alternation([*dm.inventory_nouns_en] + [n.lower() for k in dm.document_kinds.values()
+                                                  for n in k.nouns_en])
+    got = (_patterns(de, en), kinds)
+    _compiled.clear()
+    _compiled[rules.generation] = got
+    return got
+
+
+def _patterns(de_nouns: str, en_nouns: str) -> list[re.Pattern]:
+    return [
+        re.compile(rf"^\s*welche\s+(?P<n>{de_nouns})\b(?:\s+(?:gibt\s+es|haben\s+wir|liegen\s+vor|"
+                   r"existieren))?\s*(?:(?:zu[mr]?|über|ueber|zum\s+thema|betreffend|mit|im\s+bereich)"
+                   r"\s+(?P<t>.+?)|(?:betreffen|behandeln|erwähnen|erwaehnen|beschreiben|regeln|"
+                   r"nennen|handeln\s+von|befassen\s+sich\s+mit|beziehen\s+sich\s+auf|geht\s+es\s+um|"
+                   r"gibt\s+es\s+(?:zu[mr]?|über|ueber))\s+(?P<t2>.+?))?\s*\??\s*$", re.I),
+        re.compile(r"^\s*(?:gibt\s+es|habt\s+ihr|haben\s+wir)\s+(?:dokumente|unterlagen)\s+"
+                   r"(?:zu[mr]?|über|ueber)\s+(?P<t>.+?)\s*\??\s*$", re.I),
+        re.compile(r"^\s*(?:liste|zeige)\s+(?:mir\s+)?(?:alle\s+)?(?:dokumente|unterlagen)"
+                   r"(?:\s+(?:zu[mr]?|über|ueber)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
+        re.compile(rf"^\s*(?:which|what)\s+(?P<n>{en_nouns})\s*"
+                   r"(?:(?:are\s+there\s+)?(?:cover|covers|mention|mentions|discuss|discusses|"
+                   r"are\s+about|about|on|deal\s+with|talk\s+about|exist\s+(?:on|about|for)|"
+                   r"do\s+we\s+have\s+(?:on|about))\s+(?P<t>.+?))?\s*(?:are\s+there|exist|do\s+we\s+have)?"
+                   r"\s*\??\s*$", re.I),
+        re.compile(r"^\s*(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:documents|docs|files)"
+                   r"(?:\s+(?:about|on|covering|for)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
+    ]
+
+
 _ARTICLE = re.compile(r"^(?:den|die|das|dem|der|the)\s+", re.I)
 
 
@@ -63,6 +80,7 @@ class ParsedQuery:
     inventory_topic: str = ""
     inventory_types: list[str] = field(default_factory=list)  # doc types named by the noun
     translations: list[str] = field(default_factory=list)  # keyword query only (dictionary)
+    expansions: list[str] = field(default_factory=list)  # keyword query only (synonyms)
 
 
 def parse_query(raw: str, *, inventory: bool = True) -> ParsedQuery:
@@ -78,14 +96,15 @@ def parse_query(raw: str, *, inventory: bool = True) -> ParsedQuery:
     q.exact_tokens = sorted({t.strip() for t in _EXACT.findall(text) if len(t.strip()) >= 3})
     q.language = detect_language(text) if text else ""
     if inventory and text:
-        for pat in _INVENTORY:
+        patterns, kind_nouns = _inventory()
+        for pat in patterns:
             m = pat.match(text)
             if m:
                 g = m.groupdict()
                 q.inventory = True
                 topic = (g.get("t") or g.get("t2") or "").strip(" ?.!")
                 q.inventory_topic = _ARTICLE.sub("", topic)
-                kind = KIND_NOUNS.get((g.get("n") or "").lower())
+                kind = kind_nouns.get((g.get("n") or "").lower())
                 q.inventory_types = list(kind or ())
                 break
     return q

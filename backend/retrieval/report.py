@@ -8,8 +8,8 @@ from typing import Any
 
 from backend.security.safe_markdown import md_escape
 
-STAGE_ORDER = ["query", "filter", "query_embedding", "vector_search", "keyword_search",
-               "fusion", "lookup", "boost", "document_rank", "section_rank", "rerank",
+STAGE_ORDER = ["query", "filter", "domain_rules", "query_embedding", "vector_search",
+               "keyword_search", "fusion", "lookup", "boost", "document_rank", "section_rank", "rerank",
                "resolve", "expansion", "inventory"]
 
 

@@ -10,7 +10,7 @@ import contextlib
 import threading
 from functools import cached_property
 
-from backend.config import Settings
+from backend.config import Settings, domain_rules
 from backend.embed import INT8_VECTORS
 from backend.store import Store
 
@@ -20,11 +20,37 @@ INDEX_SCHEMA_VERSION = 2
 
 class Ragscope:
     def __init__(self, settings: Settings | None = None):
-        self.settings = settings or Settings()
+        from backend.store.runtime_settings import Overlay
+
+        self._overlay = Overlay(settings or Settings())
         self.settings.ensure_dirs()
+        domain_rules.configure(self.settings.domain_config_dir)  # config/domain/*.yaml
         self.store = Store(self.settings.db_url)
+        self._overlay.attach(self.store)
         self._lock = threading.RLock()
         self._owned: list = []  # indexes built here, closed by close()
+
+    @property
+    def settings(self) -> Settings:
+        """The RAGSCOPE_* settings with the admin's run-time overrides of the safe ones on
+        top (backend/store/runtime_settings.py; re-read at most every 2 s)."""
+        return self._overlay.get()
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self._overlay.base = value
+        self._overlay.invalidate()
+        self._overlay._current = value
+
+    @property
+    def settings_overlay(self):
+        """The run-time overrides layer (invalidate it after a change in this process)."""
+        return self._overlay
+
+    @property
+    def base_settings(self) -> Settings:
+        """The settings from the environment alone (what a reset returns to)."""
+        return self._overlay.base
 
     @cached_property
     def embedder(self):

@@ -106,6 +106,18 @@ SETTINGS_CHECK = "settings.check"
 SETTINGS_REINDEX = "settings.reindex"
 SETTINGS_REINDEX_CANCEL = "settings.reindex_cancel"
 SETTINGS_REINDEX_CONFIRM = "settings.reindex_confirm"
+# the Settings page's run-time configuration (pages/_admin_config.py)
+RUNTIME_FLASH = "settings.runtime_flash"  # the message of the last change, shown once
+RUNTIME_FORM = "settings.runtime_form"
+RUNTIME_NAME = "settings.runtime_name"
+RUNTIME_VALUE = "settings.runtime_value"
+PROMPTS_SCOPE = "settings.prompts_scope"
+PROMPTS_PICK = "settings.prompts_pick"
+PROMPTS_ACTIVATE = "settings.prompts_activate"
+PROMPTS_FORM = "settings.prompts_form"
+PROMPTS_TEXT = "settings.prompts_text"
+PROMPTS_NOTE = "settings.prompts_note"
+PROMPTS_MAKE_ACTIVE = "settings.prompts_make_active"
 
 DEFAULTS: dict[str, Any] = {
     AUTH_STATUS: None,
@@ -125,6 +137,7 @@ DEFAULTS: dict[str, Any] = {
     ADMIN_USERS_FLASH: None,
     SETTINGS_CONFIRM_REINDEX: False,
     SETTINGS_RESULT: None,
+    RUNTIME_FLASH: None,
 }
 
 
