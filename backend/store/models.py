@@ -231,3 +231,4 @@ from backend.store import git_models as _git_models  # noqa: E402,F401  (Git sou
 from backend.store import chatbot_models as _chatbot_models  # noqa: E402,F401  (chatbots)
 from backend.store import feedback_models as _feedback_models  # noqa: E402,F401  (answer feedback)
 from backend.store import ask_job_models as _ask_job_models  # noqa: E402,F401  (ask jobs)
+from backend.store import tag_models as _tag_models  # noqa: E402,F401  (document tags)
