@@ -41,7 +41,7 @@ def start_job(body: AskRequest, request: Request, actor: Actor = Depends(needs("
     job = ask_jobs.start(
         services(request), actor, body.question, encode=ask_events.encode,
         session=body.session, collections=body.collections, policy=body.policy,
-        context_limit=body.context_limit, context=body.context,
+        context_limit=body.context_limit, context=body.context, tags=body.tags,
         provider_factory=getattr(request.app.state, "provider_factory", None))
     return _out(job)
 

@@ -43,6 +43,8 @@ class SessionSettings(BaseModel):
     # how much of the conversation answers see: regular (RAGSCOPE_CHAT_CONTEXT_LINES, 25) or
     # full (RAGSCOPE_CHAT_FULL_CONTEXT_LINES, 500), seed 004
     context_mode: Literal["regular", "full"] = "regular"
+    tags: list[str] = Field(default_factory=list, max_length=50,
+                            description="answer only from documents with one of these tags")
 
     @field_validator("provider")
     @classmethod
@@ -71,6 +73,16 @@ class SessionSettings(BaseModel):
         if v not in PROFILES:
             raise ValueError(f"unknown answer profile {v!r}; choose one of {', '.join(PROFILES)}")
         return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        from backend.store.tags import normalise_all
+
+        try:
+            return sorted(normalise_all(v, "tags").values(), key=str.casefold)
+        except RagscopeError as e:  # a ValueError, so that it reads like the others
+            raise ValueError(str(e)) from e
 
     @field_validator("collections")
     @classmethod

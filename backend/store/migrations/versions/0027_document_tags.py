@@ -2,7 +2,8 @@
 
 One row per tag of a document: the name as entered, the case-folded key it is matched by
 (unique per document), who added it and whether it was an accepted suggestion. New table
-only; deleting a document deletes its tags.
+; deleting a document deletes its tags. chat_sessions.tags: a session's tag filter
+(a chat setting).
 
 Revision ID: 0027
 Revises: 0024 (the head on main when it was written; the coordinator re-chains)
@@ -34,7 +35,11 @@ def upgrade() -> None:
     with op.batch_alter_table('document_tags', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_document_tags_document_id'), ['document_id'])
         batch_op.create_index(batch_op.f('ix_document_tags_key'), ['key'])
+    with op.batch_alter_table('chat_sessions', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('tags', sa.JSON(), nullable=False, server_default='[]'))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('chat_sessions', schema=None) as batch_op:
+        batch_op.drop_column('tags')
     op.drop_table('document_tags')
