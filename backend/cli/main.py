@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import search as cli_search
     from backend.cli import search_node as cli_search_node
     from backend.cli import stack as cli_stack
+    from backend.cli import tags as cli_tags
     from backend.cli import up as cli_up
 
     cli_documents.register(sub)
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_stack.register(sub)
     cli_up.register(sub)
     cli_admin.register(sub)
+    cli_tags.register(sub)
     return p
 
 
