@@ -175,6 +175,7 @@ class DocumentRowOut(BaseModel):
     versions: int
     collections: list[str]
     updated_at: datetime | None
+    tags: list[str] = Field(default_factory=list, description="its tags, as entered")
 
 
 class DocumentList(Page):

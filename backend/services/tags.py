@@ -129,3 +129,37 @@ def vocabulary(rs: Ragscope, actor: Actor | None, *,
 
             ids = list(s.scalars(access.visible_documents(select(Document.id), scope)))
         return store_tags.counts(s, ids)
+
+
+def split_names(text: str) -> list[str]:
+    """Tags typed into one field, comma-separated (a tag may contain spaces)."""
+    return [t for t in (x.strip() for x in (text or "").split(",")) if t]
+
+
+@dataclass
+class BatchOutcome:
+    document_id: int
+    changed: list[str]
+    error: str | None = None
+
+
+def change_many(rs: Ragscope, actor: Actor | None, doc_ids: list[int], names: list[str], *,
+                remove_them: bool = False) -> list[BatchOutcome]:
+    """Add (or remove) the same tags on several documents (the explorer). The tags are
+    validated once, before anything changes (TagError); then a document the actor may not
+    change is reported in its outcome and the others go on."""
+    from backend.errors import RagscopeError
+
+    if not names:
+        from backend.errors import TagError
+
+        raise TagError("tags: name at least one tag")
+    store_tags.normalise_all(names)
+    out = []
+    for d in doc_ids:
+        try:
+            v = (remove if remove_them else add)(rs, actor, int(d), names)
+            out.append(BatchOutcome(int(d), v.changed))
+        except RagscopeError as e:
+            out.append(BatchOutcome(int(d), [], str(e)))
+    return out
