@@ -28,7 +28,22 @@ def suggest_all(rs) -> dict[str, list[str]]:
     with rs.store.session() as s:
         docs = [(d.id, d.filename) for d in s.query(Document).order_by(Document.id)]
     actor = Actor.system("tag-tuning")
+    for d, _ in docs:  # the suggestions only, also when run again
+        tags.replace(rs, actor, d, [])
     return {name: tags.accept_suggestions(rs, actor, d).names for d, name in docs}
+
+
+def routed(rs, gs) -> dict:
+    """How many questions tag routing touched, and with which tags."""
+    from backend.retrieval import Retriever
+
+    hits: dict[str, list[str]] = {}
+    for q in gs.queries:
+        st = Retriever(rs).retrieve(q.question, RetrievalParams(),
+                                    scope=Scope.everything()).trace.stage("tags")
+        if st is not None:
+            hits[q.id] = st.params["matched_tags"]
+    return {"questions": len(gs.queries), "routed": len(hits), "matched": hits}
 
 
 def measure(rs, gs, boosts=GRID) -> dict[str, dict[str, float]]:
@@ -57,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     tune = measure(rs, split_queries(gs, "tune"))
     best = max(GRID, key=lambda b: (round(tune[f"boost={b}"]["ndcg@10"], 4), -b))
     test = measure(rs, split_queries(gs, "test"), (0.0, best))
-    out.update({"tune": tune, "chosen_tag_boost": best, "test": test})
+    out.update({"tune": tune, "chosen_tag_boost": best, "test": test,
+                "routing": {"tune": routed(rs, split_queries(gs, "tune")),
+                            "test": routed(rs, split_queries(gs, "test"))}})
     print(json.dumps(out, indent=2, ensure_ascii=False))
     rs.close()
     return 0

@@ -199,3 +199,26 @@ def test_tag_routing_never_names_documents_outside_the_scope(corpus):
     res = Retriever(rs).retrieve("Hochdruck Pumpwerk", RetrievalParams(),
                                  scope=Scope.of(["other"]))
     assert res.trace.stage("tags") is None and res.hits == []
+
+
+@pytest.mark.integration
+def test_tag_filter_excludes_untagged_documents_on_opensearch(make_rs, opensearch_url, tmp_path):
+    """The same prefilter on the OpenSearch keyword backend (the shared engine DSL's
+    document-id `terms` filter): only the tagged document's chunks come back."""
+    import uuid
+
+    from backend.ingest.service import Ingestor
+
+    rs = make_rs(keyword_backend="opensearch", opensearch_url=opensearch_url,
+                 opensearch_index_prefix=f"ragscope-test-{uuid.uuid4().hex[:10]}")
+    items = [IngestItem(f"{n}.md", data=PUMP.format(n=n).encode(), source_uri=f"test://{n}")
+             for n in ("nord", "sued")]
+    docs = {o.filename: o.document_id for o in Ingestor(rs).ingest_many(items, collection="netz")}
+    try:
+        assert _found(rs, "lexical_only")[0] == {"nord.md", "sued.md"}
+        tags.add(rs, ROOT, docs["sued.md"], ["Ventile"])
+        got, res = _found(rs, "lexical_only", tags=["ventile"])
+        assert got == {"sued.md"} and res.trace.stage("keyword_search").params["index"]
+        assert _found(rs, "hybrid", tags=["VENTILE"])[0] == {"sued.md"}
+    finally:
+        rs.keyword_index.drop() if hasattr(rs.keyword_index, "drop") else rs.keyword_index.reset()

@@ -37,7 +37,7 @@ class RetrievalParams(BaseModel):
                                          "one of these categories of the type registry")
     tag_routing: bool = Field(True, description="query words that name a tag boost the "
                               "documents carrying it (trace stage `tags`)")
-    tag_boost: float = Field(0.15, ge=0.0, le=10.0, description="added per routed hit, "
+    tag_boost: float = Field(0.25, ge=0.0, le=10.0, description="added per routed hit, "
                              "times the top score (chosen on the tuning split: docs/tags.md)")
     min_score: float | None = Field(None, description="drop hits whose final score is lower")
     exact_boost: float = Field(0.15, ge=0.0, le=10.0,

@@ -2,8 +2,8 @@
 remove, replace and suggest. Reads need the document to be in the caller's scope (NotFound
 otherwise, the same as a missing one); changes need the editor role and write access to
 every collection the document is in (document_actions.require_writable_document).
-Suggestions come from the active version's classification: the document type's label and
-category and its traits (docs/tags.md)."""
+Suggestions come from the active version's classification: the primary document type's label
+and category and its traits (docs/tags.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -60,11 +60,9 @@ def _suggest(rs: Ragscope, doc: Document) -> list[str]:
     c = dict((v.classification if v is not None else None) or {})
     out: list[str] = []
     primary = (v.primary_type if v is not None else None) or doc.doc_type
-    for name in [primary, *c.get("secondary_types", [])]:
-        t = types.get(name)
-        if t is None or name in GENERIC_TYPES:
-            continue
-        out.append(t.label)
+    t = types.get(primary)
+    if t is not None and primary not in GENERIC_TYPES:  # secondary types are left out: on
+        out.append(t.label)  # the sample corpus they named "Book" for a status report
         if t.category and t.category != "general":
             out.append(t.category)
     out += [TRAIT_TAGS[tr] for tr in c.get("traits", []) if tr in TRAIT_TAGS]
