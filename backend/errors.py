@@ -139,3 +139,21 @@ class InvalidChatbot(ChatbotError):
     def __init__(self, errors: dict[str, str]):
         self.errors = dict(errors)
         super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+
+class TagError(RagscopeError):
+    """A tag is invalid (empty, too long, characters outside the allowed set, too many on
+    one document); `field` names the request field it came from."""
+
+    def __init__(self, message: str, field: str = "tags"):
+        self.field = field
+        super().__init__(message)
+
+
+class FilterError(RagscopeError):
+    """A retrieval filter names something that does not exist (an unknown document-type
+    category); `field` names the request field."""
+
+    def __init__(self, message: str, field: str):
+        self.field = field
+        super().__init__(message)

@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--judge", choices=["ollama", "anthropic", "openai"],
                    help="LLM provider for faithfulness and answer relevancy (default: skipped)")
     r.add_argument("--label", help="a note stored with the runs")
+    r.add_argument("--split", choices=["all", "tune", "test"], default="all",
+                   help="all questions, or the tuning / held-out half (alternating in file "
+                        "order)")
     r.add_argument("--no-store", action="store_true", help="do not store the runs")
     r.add_argument("--traces", action=argparse.BooleanOptionalAction, default=None,
                    help="store a retrieval trace per query for the query-debug page "

@@ -72,6 +72,10 @@ def cmd_run(a) -> int:
 
     rs = _rs()
     gs, notes = service.resolve_goldenset(rs, a.goldenset)
+    if getattr(a, "split", "all") != "all":
+        from eval.goldenset import split_queries
+
+        gs = split_queries(gs, a.split)
     configs = _names(a.config) or ["hybrid"]
     bar = _Progress(a.quiet, "query")
     report, run_ids = service.run(

@@ -165,3 +165,20 @@ def make_goldenset(name: str, queries: list[GoldQuery], *, description: str = ""
         raise GoldensetError(f"{where}: duplicate query ids {dup}")
     return Goldenset(name=name, queries=queries, description=description, doc_key=doc_key,
                      collection=collection)
+
+
+SPLITS = ("all", "tune", "test")
+
+
+def split_queries(gs: Goldenset, split: str = "all") -> Goldenset:
+    """The goldenset's tuning or held-out half: alternating in file order (the 1st, 3rd, …
+    question is `tune`, the 2nd, 4th, … `test`), so both halves span every topic the file
+    groups together. Thresholds and weights are chosen on `tune` only (docs/tags.md)."""
+    if split not in SPLITS:
+        raise GoldensetError(f"split: must be one of {', '.join(SPLITS)}, not {split!r}")
+    if split == "all":
+        return gs
+    keep = 0 if split == "tune" else 1
+    from dataclasses import replace
+
+    return replace(gs, queries=[q for i, q in enumerate(gs.queries) if i % 2 == keep])

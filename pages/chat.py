@@ -42,8 +42,10 @@ from pages._chat_jobs import follow as follow_job, pending as pending_job, start
 from pages._critiques import critique_expander, runs_of
 from pages._feedback import feedback_row, ratings
 from pages._profile_pick import profile_select
+from backend.services.tags import vocabulary as tag_vocabulary
 from pages._common import (
     cached_filter_options,
+    current_actor,
     current_scope,
     data_key,
     get_rs,
@@ -251,6 +253,11 @@ def _settings_form(sess: SessionInfo) -> None:
         chosen = st.multiselect("Collections", collections,
                                 default=[c for c in cfg.collections if c in collections],
                                 key=f"{k}.collections", help="None chosen: all collections.")
+        tag_names = sorted({n for n, _ in tag_vocabulary(rs, current_actor())} | set(cfg.tags),
+                           key=str.casefold)
+        chosen_tags = st.multiselect("Tags", tag_names, default=cfg.tags, key=f"{k}.tags",
+                                     help="Answer only from documents with one of these "
+                                          "tags. None chosen: every document.")
         c3, c4, c5 = st.columns(3)
         limit = c3.select_slider("Sources (context limit)", CONTEXT_LIMITS,
                                  value=cfg.context_limit, key=f"{k}.context_limit")
@@ -280,7 +287,8 @@ def _settings_form(sess: SessionInfo) -> None:
                                   context_limit=limit, temperature=temperature,
                                   max_tokens=int(max_tokens), policy=policy,
                                   answer_profile=profile, system_prompt=system_prompt,
-                                  context_mode=context_mode, profile_id=author)))
+                                  context_mode=context_mode, profile_id=author,
+                                  tags=chosen_tags)))
                     st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
                     st.rerun()
                 svc.update_settings(sess.uuid, user=owner, provider=provider, model=model,
@@ -288,7 +296,7 @@ def _settings_form(sess: SessionInfo) -> None:
                                     temperature=temperature, max_tokens=int(max_tokens),
                                     policy=policy, answer_profile=profile,
                                     system_prompt=system_prompt, context_mode=context_mode,
-                                    profile_id=author)
+                                    profile_id=author, tags=chosen_tags)
                 st.session_state[CHAT_FLASH] = ("success", "Settings saved.")
                 st.rerun()
             except RagscopeError as e:

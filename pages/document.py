@@ -1,5 +1,6 @@
 """Document detail: metadata, versions (activate another), classification (type, traits,
-profile; editors set the title and the profile), full text with section navigation, chunks
+profile; editors set the title and the profile), tags (editors add, remove and accept
+suggestions: pages/_tags.py), full text with section navigation, chunks
 with offsets and pages, download of the original, delete."""
 import streamlit as st
 
@@ -11,6 +12,7 @@ from backend.ui import citations as cites
 from backend.ui import state as K
 from backend.ui.citations import place_markdown
 from backend.ui.tables import DASH, field_rows, no_none
+from pages._tags import tag_editor
 from pages._common import (
     safe_text,
     allowed,
@@ -185,6 +187,8 @@ if allowed(user, "edit_document"):
                 clear_listings()
                 st.session_state[K.DOCUMENT_FLASH] = done
                 st.rerun()
+
+tag_editor(rs, d.id, allowed(user, "edit_document"))
 
 # ---- text with section navigation ---------------------------------------------------------
 tree = docs.section_tree(rs, version.id, scope=scope)

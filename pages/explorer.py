@@ -1,14 +1,19 @@
-"""Explorer: documents with filters and pagination (one page is loaded at a time)."""
+"""Explorer: documents with filters (also by tag) and pagination (one page is loaded at a
+time); editors tag or untag documents of the page at once."""
 import streamlit as st
 
 from backend.security.access import NO_ACCESS
 from backend.services import documents as docs
 from backend.ui import explorer
 from backend.ui import state as K
+from backend.services.tags import vocabulary as tag_vocabulary
 from backend.ui.tables import OPEN_ON_CLICK
+from pages._tags import batch_tagger
 from pages._common import (
+    allowed,
     cached_documents,
     cached_filter_options,
+    current_actor,
     current_scope,
     data_key,
     get_rs,
@@ -51,9 +56,11 @@ with st.container(border=True):
                               on_change=_reset_page)
     text = c7.text_input("Text contains (active version)", key=K.EXPLORER_SEARCH_TEXT,
                          on_change=_reset_page)
+    chosen_tags = st.multiselect("Tags (any of them)", [n for n, _ in tag_vocabulary(
+        rs, current_actor(), scope=scope)], key=K.EXPLORER_TAGS, on_change=_reset_page)
 
 flt = docs.ExplorerFilter(tuple(collections), tuple(file_types), tuple(doc_types),
-                          tuple(kinds), tuple(statuses), title, text)
+                          tuple(kinds), tuple(statuses), title, text, tuple(chosen_tags))
 page_size = st.session_state[K.EXPLORER_PAGE_SIZE]
 result = cached_documents(key, scope, flt, st.session_state[K.EXPLORER_PAGE], page_size)
 
@@ -80,6 +87,9 @@ if opened is not None:  # a click on a row opens the document
     st.switch_page("pages/document.py", query_params={"doc": str(opened)})
 st.caption("Click a row to open its document (the document page links to its structure "
            "and analysis).")
+
+if allowed(user, "edit_document"):
+    batch_tagger(rs, result.rows)
 
 nav1, nav2 = st.columns([3, 1])
 with nav1:

@@ -86,6 +86,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
         routes_profiles,
         routes_search,
         routes_system,
+        routes_tags,
     )
     from backend.api.mcp_server import build_mcp
 
@@ -112,7 +113,7 @@ def create_app(rs: Ragscope | None = None, *, settings: Settings | None = None,
     for r in (routes_search.router, routes_ask_jobs.router, routes_documents.router,
               routes_analysis.router, routes_chatbots.router, routes_feedback.router,
               routes_critique.router, routes_system.router, routes_local.router,
-              routes_profiles.router, routes_admin_config.router):
+              routes_profiles.router, routes_admin_config.router, routes_tags.router):
         app.include_router(r)
     for route in streamable.routes:  # the SDK's /mcp route, behind the token gate
         route.app = TokenGate(route.app, rs)

@@ -96,7 +96,9 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
 
     @mcp.tool(description="Ranked passages for a question (hybrid vector + BM25 retrieval) "
                           "from the documents you may read: text, document, section path, "
-                          "page and score. Use them as context to answer and cite.")
+                          "page and score. Use them as context to answer and cite. `tags`: only "
+                          "documents with one of these tags; `categories`: only documents "
+                          "whose type is in one of these registry categories.")
     @_tool
     def search_rag_context(ctx: Context, query: Query,
                            limit: Annotated[int, Field(ge=1, le=50)] = 8,
@@ -105,26 +107,30 @@ def build_mcp(rs, *, stdio_token: str | None = None) -> MCPServer:
                            policy: Literal["hybrid", "semantic_only", "lexical_only",
                                            "document_first", "section_first"] = "hybrid",
                            expand: Literal["none", "neighbours", "section"] = "none",
-                           offset: Annotated[int, Field(ge=0, le=199)] = 0) -> dict[str, Any]:
+                           offset: Annotated[int, Field(ge=0, le=199)] = 0,
+                           tags: Names = None, categories: Names = None) -> dict[str, Any]:
         page = search_service.search(rs, auth.actor(ctx), query, offset=offset, limit=limit,
                                      policy=policy, expand=expand, collections=collections,
-                                     doc_types=doc_types, file_types=file_types)
+                                     doc_types=doc_types, file_types=file_types, tags=tags,
+                                     categories=categories)
         return serialise.search_page(page)
 
     @mcp.tool(description="Document-centred search: the best documents for a query, each "
                           "with its best passages (section, page). Questions like 'which "
                           "documents are about X' list documents. Filter by collection, "
-                          "document type (e.g. minutes, manual) or file type.")
+                          "document type (e.g. minutes, manual), file type, tag or category.")
     @_tool
     def smart_search(ctx: Context, query: Query,
                      limit: Annotated[int, Field(ge=1, le=50)] = 10,
                      passages: Annotated[int, Field(ge=1, le=10)] = 2,
                      collections: Names = None, doc_types: Names = None,
                      file_types: Names = None,
-                     offset: Annotated[int, Field(ge=0, le=99)] = 0) -> dict[str, Any]:
+                     offset: Annotated[int, Field(ge=0, le=99)] = 0,
+                     tags: Names = None, categories: Names = None) -> dict[str, Any]:
         return serialise.smart_result(search_service.smart_search(
             rs, auth.actor(ctx), query, collections=collections, doc_types=doc_types,
-            file_types=file_types, offset=offset, limit=limit, passages=passages))
+            file_types=file_types, offset=offset, limit=limit, passages=passages, tags=tags,
+            categories=categories))
 
     @mcp.tool(description="Documents you may read, newest first, with type, versions and "
                           "collections; filters by collection, document type, file type, "

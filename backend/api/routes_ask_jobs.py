@@ -42,6 +42,7 @@ def start_job(body: AskRequest, request: Request, actor: Actor = Depends(needs("
         services(request), actor, body.question, encode=ask_events.encode,
         session=body.session, collections=body.collections, policy=body.policy,
         context_limit=body.context_limit, context=body.context, profile_id=body.profile_id,
+        tags=body.tags,
         provider_factory=getattr(request.app.state, "provider_factory", None))
     return _out(job)
 

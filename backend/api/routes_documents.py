@@ -41,15 +41,16 @@ Names = Annotated[list[str] | None, Query(max_length=50)]
 def list_documents(request: Request, actor: Actor = Depends(needs("read")),
                    offset: Offset = 0, limit: Annotated[int, Query(ge=1, le=200)] = 50,
                    collection: Names = None, doc_type: Names = None, file_type: Names = None,
-                   source_kind: Names = None, status: Names = None,
+                   source_kind: Names = None, status: Names = None, tag: Names = None,
                    title: Annotated[str, Query(max_length=500)] = "",
                    text: Annotated[str, Query(max_length=500)] = ""):
     """Documents you may read, newest first; repeat a filter parameter for several values
-    (`?doc_type=minutes&doc_type=manual`). `text` matches the active version's text."""
+    (`?doc_type=minutes&doc_type=manual`). `text` matches the active version's text; `tag`
+    keeps documents carrying any of the tags (any case)."""
     rs = services(request)
     f = documents.ExplorerFilter(tuple(collection or ()), tuple(file_type or ()),
                                  tuple(doc_type or ()), tuple(source_kind or ()),
-                                 tuple(status or ()), title, text)
+                                 tuple(status or ()), title, text, tuple(tag or ()))
     page = documents.list_documents(rs, f, page_size=limit, offset=offset,
                                     scope=scope_of(rs, actor))
     return serialise.document_page(page, offset, limit)

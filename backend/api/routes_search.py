@@ -60,7 +60,7 @@ def _smart_search(rs, actor: Actor, body: SmartSearchRequest) -> dict:
     res = search_service.smart_search(
         rs, actor, body.query, collections=body.collections, doc_types=body.doc_types,
         file_types=body.file_types, offset=body.offset, limit=body.limit,
-        passages=body.passages)
+        passages=body.passages, tags=body.tags, categories=body.categories)
     return serialise.smart_result(res)
 
 
@@ -83,7 +83,7 @@ def ask_response(body: AskRequest, request: Request, actor: Actor) -> StreamingR
     events = search_service.ask_stream(
         services(request), actor, body.question, session=body.session,
         collections=body.collections, policy=body.policy, context_limit=body.context_limit,
-        context=body.context, profile_id=body.profile_id,
+        context=body.context, profile_id=body.profile_id, tags=body.tags,
         provider_factory=getattr(request.app.state, "provider_factory", None))
     return StreamingResponse(_events(events), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

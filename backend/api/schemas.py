@@ -34,6 +34,11 @@ class SearchRequest(Strict):
     collections: Names = _names("only these collections (of those you may read)")
     doc_types: Names = _names("only these document types (e.g. minutes, manual)")
     file_types: Names = _names("only these file types (pdf, docx, md, ...)")
+    tags: Names = _names("only documents carrying at least one of these tags (any case)")
+    categories: Names = _names("only documents whose type is in one of these categories "
+                               "of the document-type registry (e.g. operations, legal)")
+    tag_routing: bool = Field(True, description="query words naming a tag boost the "
+                              "documents carrying it")
     fusion: Literal["rrf", "weighted"] | None = None
     rerank: bool = False
     expand: Literal["none", "neighbours", "section"] = "none"
@@ -50,6 +55,8 @@ class SmartSearchRequest(Strict):
     collections: Names = _names("only these collections (of those you may read)")
     doc_types: Names = _names("only these document types")
     file_types: Names = _names("only these file types")
+    tags: Names = _names("only documents carrying at least one of these tags (any case)")
+    categories: Names = _names("only documents whose type is in one of these categories")
 
 
 class AskRequest(Strict):
@@ -57,6 +64,8 @@ class AskRequest(Strict):
     session: str | None = Field(None, max_length=36,
                                 description="continue this chat session (its uuid)")
     collections: Names = _names("only these collections (of those you may read)")
+    tags: Names = _names("answer only from documents carrying at least one of these tags; "
+                         "stored with the session")
     policy: Policy = "hybrid"
     context_limit: Literal[CONTEXT_LIMITS] = Field(5, description="passages given to the model")
     context: Literal["regular", "full"] | None = Field(
@@ -169,6 +178,7 @@ class DocumentRowOut(BaseModel):
     versions: int
     collections: list[str]
     updated_at: datetime | None
+    tags: list[str] = Field(default_factory=list, description="its tags, as entered")
 
 
 class DocumentList(Page):

@@ -42,7 +42,9 @@ def search_result(rs, a: argparse.Namespace) -> dict[str, Any]:
     params = RetrievalParams(policy=a.policy, k=a.k,
                              collections=[a.collection] if a.collection else None,
                              fusion=a.fusion or RetrievalParams().fusion,
-                             expand=a.expand, persist_trace=a.save_trace)
+                             expand=a.expand, persist_trace=a.save_trace,
+                             tags=getattr(a, "tag", None) or None,
+                             categories=getattr(a, "category", None) or None)
     actor = actor_of(a, rs)
     res = Retriever(rs).retrieve(a.query, params, scope=scope_of(a, rs),
                                  owner=actor.trace_owner())

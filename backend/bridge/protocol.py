@@ -10,7 +10,8 @@ from backend.errors import RagscopeError
 
 RUN_FILE = Path("run") / "api.json"
 SECRET_HEADER = "X-Ragscope-Local"
-SEARCH_ARGS = ("query", "policy", "k", "collection", "fusion", "expand", "save_trace", "as_user")
+SEARCH_ARGS = ("query", "policy", "k", "collection", "fusion", "expand", "save_trace", "as_user",
+               "tag", "category")
 ASK_ARGS = ("question", "session", "provider", "model", "collection", "context", "user",
             "as_user", "author_profile")
 

@@ -368,7 +368,8 @@ class ChatService(ChatSessions):
             policy=cfg.policy, k=k, collections=collections, persist_trace=True,
             expand=st.chat_expand, expand_chars=st.chat_source_chars,
             min_score=st.chat_min_score, inventory_cutoff=st.chat_inventory_cutoff,
-            prefer_uploads=True, document_ids=document_ids), scope=scope, owner=owner)
+            prefer_uploads=True, document_ids=document_ids, tags=cfg.tags or None),
+            scope=scope, owner=owner)
         return result, result.trace.id, notes
 
 

@@ -47,6 +47,8 @@ class SessionSettings(BaseModel):
     context_mode: Literal["regular", "full"] = "regular"
     # the author profile (style rules) answers write by (backend/chat/profiles.py); None: none
     profile_id: int | None = Field(None, ge=1)
+    tags: list[str] = Field(default_factory=list, max_length=50,
+                            description="answer only from documents with one of these tags")
 
     @field_validator("provider")
     @classmethod
@@ -82,6 +84,16 @@ class SessionSettings(BaseModel):
                                                                      self.temperature)):
             raise ValueError(f"temperature: {msg}")
         return self
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        from backend.store.tags import normalise_all
+
+        try:
+            return sorted(normalise_all(v, "tags").values(), key=str.casefold)
+        except RagscopeError as e:  # a ValueError, so that it reads like the others
+            raise ValueError(str(e)) from e
 
     @field_validator("collections")
     @classmethod

@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     from backend.cli import search as cli_search
     from backend.cli import search_node as cli_search_node
     from backend.cli import stack as cli_stack
+    from backend.cli import tags as cli_tags
     from backend.cli import up as cli_up
 
     cli_documents.register(sub)
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_admin.register(sub)
     cli_critique.register(sub)
     cli_config_admin.register(sub)
+    cli_tags.register(sub)
     return p
 
 

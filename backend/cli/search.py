@@ -59,6 +59,10 @@ def register(sub) -> None:
                             "section_first"])
     x.add_argument("--k", type=int, default=10)
     x.add_argument("--collection", "-c")
+    x.add_argument("--tag", "-t", action="append",
+                   help="only documents with this tag (repeat: any of them)")
+    x.add_argument("--category", action="append",
+                   help="only documents whose type is in this registry category (repeat)")
     x.add_argument("--fusion", choices=["rrf", "weighted"])
     x.add_argument("--expand", default="none", choices=["none", "neighbours", "section"])
     x.add_argument("--save-trace", action="store_true",

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from backend.security.access import NO_ACCESS, Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
-from backend.retrieval import dictionary, domain_query, fusion, lookup, policies
+from backend.retrieval import dictionary, domain_query, fusion, lookup, policies, tag_routing
 from backend.retrieval.query import ParsedQuery, parse_query
 from backend.retrieval.rerank import DEFAULT_RERANKER, Reranker
 from backend.retrieval.types import (
@@ -96,11 +96,17 @@ class Retriever:
         if not fused:
             return self._finish(result, t_all, owner)
         t0 = time.perf_counter()
-        with self.rs.store.session() as s:
+        with self.rs.store.session() as s:  # one session for both: 0.5 ms less per query
             infos = lookup.chunk_infos(s, [i for i, _ in fused])
+            t1 = time.perf_counter()
+            routed = tag_routing.route(s, q.text, scope, flt.document_ids) \
+                if p.tag_routing else ([], set())
+            route_ms = _ms(t1)
         fused = [(i, sc) for i, sc in fused if i in infos and infos[i].active]
-        trace.stages.append(Stage("lookup", _ms(t0), {"found": len(infos)}))
+        trace.stages.append(Stage("lookup", round((t1 - t0) * 1000, 3), {"found": len(infos)}))
         hits = self._hits(fused, stage_scores, highlights, infos)
+        if routed[0]:
+            self._route_tags(p, hits, routed, route_ms, trace)
         hits = self._boost(q, p, hits, trace)
         hits = policies.apply(self, p, hits, result)
         if p.rerank:
@@ -132,7 +138,16 @@ class Retriever:
         members: dict[str, list[int]] | None = None
         empty = False
         collections = scope.collections(p.collections)  # NotFound outside the scope
-        if collections is not None or p.doc_types or p.file_types or p.document_ids is not None:
+        doc_types = list(p.doc_types or [])
+        if p.categories:  # the registry's categories are their document types
+            doc_types += [t for t in tag_routing.category_types(self.rs.store, p.categories)
+                          if t not in doc_types]
+        doc_ids = p.document_ids
+        if p.tags:  # store rows, not index fields: current without a reindex
+            with self.rs.store.session() as s:
+                tagged = tag_routing.tagged_documents(s, p.tags)
+            doc_ids = sorted(tagged if doc_ids is None else tagged & set(doc_ids))
+        if collections is not None or doc_types or p.file_types or doc_ids is not None:
             with self.rs.store.session() as s:
                 # ids and "has documents" of the collections in one query
                 found = repo.collections_by_name(s, collections or [])
@@ -149,19 +164,30 @@ class Retriever:
                     members = {"collection": coll_ids}
                     empty = empty or not any(found[n][1] for n in collections or []
                                              if n in found)
-                if not empty and (p.doc_types or p.file_types or p.document_ids is not None
+                if not empty and (doc_types or p.file_types or doc_ids is not None
                                   or (coll_ids and not by_index)):
                     ids = repo.document_ids(s, repo.DocumentFilter(
                         collections=None if by_index else (collections or None),
-                        doc_types=p.doc_types or None, file_types=p.file_types or None,
-                        document_ids=p.document_ids))
+                        doc_types=doc_types or None, file_types=p.file_types or None,
+                        document_ids=doc_ids))
                     empty = not ids
         trace.stages.append(Stage("filter", _ms(t0), {
             "collections": p.collections, "doc_types": p.doc_types, "file_types": p.file_types,
+            "tags": p.tags, "categories": p.categories,
             "document_ids": p.document_ids, "scope": None if scope.unrestricted else "restricted",
             "resolved_documents": None if ids is None else len(ids),
             "memberships": members, "empty": empty}))
         return IndexFilter(document_ids=[] if empty else ids, memberships=members)
+
+    def _route_tags(self, p: RetrievalParams, hits: list[Hit], routed, route_ms: float,
+                    trace: Trace) -> None:
+        """Stage `tags` (backend/retrieval/tag_routing.py): `routed` tags and documents."""
+        names, routed = routed
+        t0 = time.perf_counter()
+        n = tag_routing.boost(hits, routed, p.tag_boost)
+        ms, params = tag_routing.stage_params(names, routed, n, p.tag_boost, t0)
+        trace.stages.append(Stage("tags", round(route_ms + ms, 3), params, _cands(
+            [(h.chunk_id, h.score) for h in hits])))
 
     def _memberships_indexed(self, s) -> bool:
         """Do the indexes carry membership tokens (built with schema version 2 or later)?"""

@@ -31,6 +31,14 @@ class RetrievalParams(BaseModel):
     doc_types: list[str] | None = None
     file_types: list[str] | None = None
     document_ids: list[int] | None = None
+    tags: list[str] | None = Field(None, description="only documents carrying at least one "
+                                   "of these tags (matched case-folded; docs/tags.md)")
+    categories: list[str] | None = Field(None, description="only documents whose type is in "
+                                         "one of these categories of the type registry")
+    tag_routing: bool = Field(True, description="query words that name a tag boost the "
+                              "documents carrying it (trace stage `tags`)")
+    tag_boost: float = Field(0.25, ge=0.0, le=10.0, description="added per routed hit, "
+                             "times the top score (chosen on the tuning split: docs/tags.md)")
     min_score: float | None = Field(None, description="drop hits whose final score is lower")
     exact_boost: float = Field(0.15, ge=0.0, le=10.0,
                                description="added for quoted phrases / titles / file names")
@@ -50,12 +58,22 @@ class RetrievalParams(BaseModel):
                                  "score) rank uploaded files before crawled web pages")
     persist_trace: bool = False
 
-    @field_validator("collections", "doc_types", "file_types")
+    @field_validator("collections", "doc_types", "file_types", "categories")
     @classmethod
     def _strip(cls, v):
         if v is None:
             return v
         return [x.strip() for x in v if x and x.strip()]
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v):
+        """Case-folded keys; an invalid tag raises TagError naming the field `tags`."""
+        if v is None:
+            return v
+        from backend.store.tags import keys
+
+        return keys(v, "tags")
 
 
 OWNER_KINDS = ("user", "principal", "system")

@@ -23,6 +23,7 @@ from backend.errors import NotFound
 from backend.ingest.dedup import base_source
 from backend.services.container import Ragscope
 from backend.store import repo
+from backend.store import tags as store_tags
 from backend.store.models import (
     Chunk,
     Collection,
@@ -45,6 +46,7 @@ class ExplorerFilter:
     statuses: tuple[str, ...] = ()
     title: str = ""
     text: str = ""  # substring of the active version's text
+    tags: tuple[str, ...] = ()  # any of these tags (docs/tags.md)
 
 
 @dataclass
@@ -69,6 +71,7 @@ class DocumentRow:
     versions: int
     collections: list[str]
     updated_at: datetime | None
+    tags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -203,6 +206,15 @@ def filter_options(rs: Ragscope, *, scope: Scope) -> FilterOptions:
             source_kinds=values(Document.source_kind), statuses=values(Document.status))
 
 
+def _id_filter(s, f: ExplorerFilter, scope: Scope) -> list[int] | None:
+    """Document ids the text and tag filters leave (None: neither is set)."""
+    ids = _text_match_ids(s, f.text.strip(), scope) if f.text.strip() else None
+    if f.tags:
+        tagged = store_tags.documents_with(s, store_tags.keys(f.tags))
+        ids = sorted(tagged if ids is None else tagged & set(ids))
+    return ids
+
+
 def _text_match_ids(s, needle: str, scope: Scope) -> list[int]:
     q = (select(DocumentVersion.document_id)
          .where(DocumentVersion.is_active.is_(True),
@@ -226,7 +238,7 @@ def list_documents(rs: Ragscope, f: ExplorerFilter, page: int = 1,
             collections=collections, file_types=f.file_types or None,
             doc_types=f.doc_types or None, source_kinds=f.source_kinds or None,
             statuses=f.statuses or None, title_contains=f.title.strip() or None,
-            document_ids=_text_match_ids(s, f.text.strip(), scope) if f.text.strip() else None)
+            document_ids=_id_filter(s, f, scope))
         docs, total = repo.list_documents(s, flt, offset=start, limit=page_size)
         if not docs and total and page > 1 and offset is None:  # the page vanished: clamp
             page = max(1, -(-total // page_size))
@@ -252,6 +264,9 @@ def list_documents(rs: Ragscope, f: ExplorerFilter, page: int = 1,
         rows = [DocumentRow(d.id, d.title, d.filename, d.file_type, d.doc_type, d.source_kind,
                             d.status, active_nr.get(d.id), nver.get(d.id, 0),
                             colls.get(d.id, []), d.updated_at) for d in docs]
+        tagged = store_tags.names_by_document(s, ids) if ids else {}
+    for r in rows:
+        r.tags = tagged.get(r.id, [])
     return DocumentPage(rows, total, page, page_size)
 
 

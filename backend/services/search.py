@@ -62,7 +62,8 @@ class SearchPage:
 def search(rs, actor: Actor, query: str, *, offset: int = 0, limit: int = 10,
            **params) -> SearchPage:
     """Ranked passages `offset` to `offset + limit` (retrieval parameters as keywords:
-    policy, collections, doc_types, file_types, fusion, rerank, expand, min_score, fuzzy)."""
+    policy, collections, doc_types, file_types, tags, categories, tag_routing, fusion,
+    rerank, expand, min_score, fuzzy)."""
     k = min(MAX_WINDOW, _window(offset, limit) + 1)
     res = _retrieve(rs, actor, query, slice(offset, offset + limit),
                     **{**params, "k": k, "persist_trace": False})
@@ -107,14 +108,17 @@ class SmartResult:
 
 def smart_search(rs, actor: Actor, query: str, *, collections: list[str] | None = None,
                  doc_types: list[str] | None = None, file_types: list[str] | None = None,
-                 offset: int = 0, limit: int = 10, passages: int = 2) -> SmartResult:
+                 offset: int = 0, limit: int = 10, passages: int = 2,
+                 tags: list[str] | None = None,
+                 categories: list[str] | None = None) -> SmartResult:
     """Documents ranked for the query (each with up to `passages` best passages)."""
     if not 1 <= passages <= 10:
         raise SearchInputError("passages", "passages must lie between 1 and 10")
     k = _window(offset, limit, passages)
     res = _retrieve(rs, actor, query, policy="document_first", per_document_cap=passages, k=k,
                     candidates=max(50, 5 * k), collections=collections, doc_types=doc_types,
-                    file_types=file_types, inventory="auto")
+                    file_types=file_types, tags=tags, categories=categories,
+                    inventory="auto")
     by_doc: dict[int, list[Hit]] = {}
     for h in res.hits:
         by_doc.setdefault(h.document_id, []).append(h)
@@ -141,7 +145,8 @@ def chat_user(actor: Actor) -> str:
 def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
                collections: list[str] | None = None, policy: str = "hybrid",
                context_limit: int = 5, context: str | None = None,
-               profile_id: int | None = None, provider_factory=None) -> Iterator:
+               profile_id: int | None = None, provider_factory=None,
+               tags: list[str] | None = None) -> Iterator:
     """Validate the question and open (or continue) the actor's session, then return the
     iterator of chat events (Retrieved, Delta, Fallback, Answered). Invalid input raises
     here, before anything is streamed."""
@@ -165,8 +170,11 @@ def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
             chat.update_settings(info.uuid, user=user, context_mode=context)
         if profile_id is not None:  # an author profile (issue 26)
             chat.update_settings(info.uuid, user=user, profile_id=profile_id)
+        if tags is not None:
+            chat.update_settings(info.uuid, user=user, tags=tags)
     else:
         info = chat.create_session(user, collections=collections or [], policy=policy,
                                    context_limit=context_limit,
-                                   context_mode=context or "regular", profile_id=profile_id)
+                                   context_mode=context or "regular", profile_id=profile_id,
+                                   tags=tags or [])
     return chat.ask_stream(info.uuid, q, scope=scope, user=user)

@@ -32,6 +32,8 @@ class ChatSession(Base):
     # regular (25 lines of the conversation) | full (500 lines; migration 0020)
     context_mode: Mapped[str] = mapped_column(String(10), default="regular",
                                               server_default="regular")
+    # answer only from documents with one of these tags (migration 0027, docs/tags.md)
+    tags: Mapped[list] = mapped_column(JSON, default=list, server_default="[]")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_activity: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                     index=True)

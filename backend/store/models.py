@@ -234,3 +234,4 @@ from backend.store import ask_job_models as _ask_job_models  # noqa: E402,F401  
 from backend.store import profile_models as _profile_models  # noqa: E402,F401  (author profiles)
 from backend.store import critic_models as _critic_models  # noqa: E402,F401  (critics, critiques)
 from backend.store import admin_config_models as _admin_config_models  # noqa: E402,F401  (prompts, runtime settings)
+from backend.store import tag_models as _tag_models  # noqa: E402,F401  (document tags)

@@ -13,8 +13,8 @@ from backend.ui.tables import DASH, no_none, selected_row
 # 1400 px window (940 px, measured in Chromium; the row checkboxes take 30): the table is
 # never cut off on the right. A longer title or file name is shortened with "…" in its
 # cell (the full text shows on hover).
-WIDTHS = {"title": 220, "file": 140, "type": 95, "kind": 95, "status": 65, "version": 65,
-          "collections": 110, "updated": 90}
+WIDTHS = {"title": 190, "file": 115, "type": 90, "kind": 90, "status": 60, "version": 60,
+          "collections": 100, "tags": 90, "updated": 85}
 
 
 def table_rows(rows: Sequence[DocumentRow]) -> list[dict[str, Any]]:
@@ -27,6 +27,7 @@ def table_rows(rows: Sequence[DocumentRow]) -> list[dict[str, Any]]:
         "status": r.status,
         "version": DASH if r.active_version is None else f"{r.active_version} of {r.versions}",
         "collections": safe_text(", ".join(r.collections)) or None,
+        "tags": safe_text(", ".join(r.tags)) or None,
         "updated": r.updated_at.strftime("%Y-%m-%d") if r.updated_at else None,
     } for r in rows)
 

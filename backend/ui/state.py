@@ -331,3 +331,18 @@ DEFAULTS.update({PROFILES_FLASH: None, PROFILES_PICK: 0})
 def profiles_field(profile_id: int, field: str) -> str:
     """Widget key of a field of the profile form (per profile, so switching shows its values)."""
     return f"{PROFILES_FIELD}.{profile_id or 'new'}.{field}"
+
+
+# ---- tags on documents (pages/_tags.py: document page and explorer) ------------------------------
+TAGS_ADD = "tags.add"  # + "." + document id: the "add tags" text field
+TAGS_ADD_GO = "tags.add_go"  # + "." + document id
+TAGS_REMOVE = "tags.remove"  # + "." + document id + "." + tag key: remove that tag
+TAGS_SUGGEST = "tags.suggest"  # + "." + document id + "." + suggestion: accept it (one click)
+TAGS_ACCEPT_ALL = "tags.accept_all"  # + "." + document id
+TAGS_FLASH = "tags.flash"
+EXPLORER_TAGS = "explorer.tags"  # the explorer's tag filter
+EXPLORER_TAG_DOCS = "explorer.tag_docs"  # documents of the page to tag
+EXPLORER_TAG_NAMES = "explorer.tag_names"  # tags to add or remove, comma-separated
+EXPLORER_TAG_ADD = "explorer.tag_add"
+EXPLORER_TAG_REMOVE = "explorer.tag_remove"
+DEFAULTS.update({TAGS_FLASH: None})
