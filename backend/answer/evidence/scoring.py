@@ -43,6 +43,7 @@ from backend.answer.evidence import crosslingual
 from backend.answer.evidence.abstention import AbstainModel, load_model, signals
 from backend.answer.evidence.candidates import Candidate, candidates
 from backend.answer.evidence.crosslingual import Bridge, CrossLingual
+from backend.answer.evidence.ranker import RankerModel, extend, load_ranker, rerank
 from backend.answer.evidence.question import (
     _WORD,
     Question,
@@ -332,13 +333,16 @@ def _memo(known: Known | None) -> Known | None:
 
 def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
            weights: Weights = WEIGHTS, known: Known | None = None,
-           cross: CrossLingual | None = None, model=_FILE_MODEL) -> Assessment:
+           cross: CrossLingual | None = None, model=_FILE_MODEL,
+           ranker=_FILE_MODEL) -> Assessment:
     """Rank the candidates of the evidence for the question and decide on abstention.
     `known(word)`: the share of the corpus's chunks containing the word (the keyword index;
     optional): abstention on unknown words, and corpus IDF of the question's words.
     `cross`: the dictionary and multilingual model for candidates in the other language.
     `model`: the abstention model (backend/answer/evidence/abstention.py; default the fitted
-    file when `known` is given, None: the evidence score's threshold alone decides)."""
+    file when `known` is given, None: the evidence score's threshold alone decides).
+    `ranker`: the learned sentence ranker (backend/answer/evidence/ranker.py; default the
+    fitted file when `known` is given, None: the hand weights rank)."""
     known = _memo(known)
     q = analyse(question, cross)
     scored = _keyed(q, featurise(q, evidence, known))
@@ -360,6 +364,11 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
         s.score = _combine(s.features, weights.final)
     scored = sorted(short, key=lambda s: (-s.score, s.candidate.n, s.candidate.index)) + \
         sorted(rest, key=lambda s: (-s.score, s.candidate.n, s.candidate.index))
+    extend(q, scored)
+    if ranker is _FILE_MODEL:  # fitted on the chat's path, like the abstention model
+        ranker = load_ranker() if known is not None else None
+    if isinstance(ranker, RankerModel):
+        scored = rerank(scored, ranker)
     a.ranked = scored
     a.best = _combine(scored[0].features, weights.abstain) if weights.abstain else scored[0].score
     if scored[0].features.get("strict", 1.0) == 0.0:
