@@ -255,6 +255,7 @@ def featurise(q: Question, evidence: list[Evidence],
             "lang": 1.0 if q.language and c.language == q.language else 0.0,
             "row": float(c.kind == "row"), "field": float(c.kind == "field"),
             "line": float(c.kind == "line"), "cover": cover, "missing": missing, "emb": 0.0,
+            "emb_type": 0.0, "xemb": 0.0,
             "unseen": gone, "unseen_caps": gone_caps,
         }
         f["type_miss"] = 1.0 if q.qtype and not f["type"] else 0.0
