@@ -366,11 +366,7 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
     scored = sorted(short, key=lambda s: (-s.score, s.candidate.n, s.candidate.index)) + \
         sorted(rest, key=lambda s: (-s.score, s.candidate.n, s.candidate.index))
     extend(q, scored)
-    if ranker is _FILE_MODEL:  # fitted on the chat's path, like the abstention model
-        ranker = load_ranker() if known is not None else None
-    if isinstance(ranker, RankerModel):
-        scored = rerank(scored, ranker)
-    a.ranked = scored
+    a.ranked = scored  # the evidence score and the abstention signals: the hand order's top
     a.best = _combine(scored[0].features, weights.abstain) if weights.abstain else scored[0].score
     if scored[0].features.get("strict", 1.0) == 0.0:
         a.best = NO_EVIDENCE  # it shares not one word with the question: never an answer
@@ -383,4 +379,8 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
         a.abstain = a.abstain or a.p_unanswerable >= model.threshold  # the old rule, or the model
     a.no_evidence = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
         (a.abstain and _unknown_name(q, known))
+    if ranker is _FILE_MODEL:  # fitted on the chat's path, like the abstention model
+        ranker = load_ranker() if known is not None else None
+    if isinstance(ranker, RankerModel):  # which sentence is quoted: the learned ranker's
+        a.ranked = rerank(scored, ranker)  # (whether to answer stays the evidence's call)
     return a
