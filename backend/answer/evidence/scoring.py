@@ -30,7 +30,10 @@ from it and its context) — the last three measured as abstention signals and l
 (docs/chat.md). The weights and the abstention threshold were chosen by measurement on the tuning
 half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md). Beside that
 threshold the abstention model (backend/answer/evidence/abstention.py, fitted on the tune splits)
-declines when its p(unanswerable) reaches its threshold; `Assessment.signals` are its inputs."""
+declines when its p(unanswerable) reaches its threshold; `Assessment.signals` are its inputs.
+Which candidate is quoted: the learned ranker over these features and relative ones
+(backend/answer/evidence/ranker.py, fitted on the tune splits) when its file exists; the hand
+weights choose the shortlist and give the evidence score either way."""
 from __future__ import annotations
 
 import math
