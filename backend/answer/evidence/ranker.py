@@ -9,7 +9,9 @@ it, orders the candidates by a linear model over the features (`RankerModel`), f
 tune splits only by `python -m eval.ranker_tuning --write` (eval/ranker_tuning.py: grouped
 cross-validation by document). The hand weights still choose which candidates get an
 embedding (the shortlist), so the model costs no extra encoding: its `emb` is what the
-answerer computes today. Plain numbers, no pickle; without the file the hand weights rank."""
+answerer computes today; and the abstention decision is still made on the hand order's top
+candidate (scoring.assess): the ranker picks which sentence is quoted, not whether one is.
+Plain numbers, no pickle; without the file the hand weights rank."""
 from __future__ import annotations
 
 import json
