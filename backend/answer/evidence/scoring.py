@@ -30,7 +30,10 @@ from it and its context) — the last three measured as abstention signals and l
 (docs/chat.md). The weights and the abstention threshold were chosen by measurement on the tuning
 half of eval/answers_sample.yaml (eval/answer_tuning.py; figures in docs/chat.md). Beside that
 threshold the abstention model (backend/answer/evidence/abstention.py, fitted on the tune splits)
-declines when its p(unanswerable) reaches its threshold; `Assessment.signals` are its inputs."""
+declines when its p(unanswerable) reaches its threshold; `Assessment.signals` are its inputs.
+Which candidate is quoted: the learned ranker over these features and relative ones
+(backend/answer/evidence/ranker.py, fitted on the tune splits) when its file exists; the hand
+weights choose the shortlist and give the evidence score either way."""
 from __future__ import annotations
 
 import math
@@ -43,6 +46,7 @@ from backend.answer.evidence import crosslingual
 from backend.answer.evidence.abstention import AbstainModel, load_model, signals
 from backend.answer.evidence.candidates import Candidate, candidates
 from backend.answer.evidence.crosslingual import Bridge, CrossLingual
+from backend.answer.evidence.ranker import RankerModel, extend, load_ranker, rerank
 from backend.answer.evidence.question import (
     _WORD,
     Question,
@@ -254,6 +258,7 @@ def featurise(q: Question, evidence: list[Evidence],
             "lang": 1.0 if q.language and c.language == q.language else 0.0,
             "row": float(c.kind == "row"), "field": float(c.kind == "field"),
             "line": float(c.kind == "line"), "cover": cover, "missing": missing, "emb": 0.0,
+            "emb_type": 0.0, "xemb": 0.0,
             "unseen": gone, "unseen_caps": gone_caps,
         }
         f["type_miss"] = 1.0 if q.qtype and not f["type"] else 0.0
@@ -332,13 +337,16 @@ def _memo(known: Known | None) -> Known | None:
 
 def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = None,
            weights: Weights = WEIGHTS, known: Known | None = None,
-           cross: CrossLingual | None = None, model=_FILE_MODEL) -> Assessment:
+           cross: CrossLingual | None = None, model=_FILE_MODEL,
+           ranker=_FILE_MODEL) -> Assessment:
     """Rank the candidates of the evidence for the question and decide on abstention.
     `known(word)`: the share of the corpus's chunks containing the word (the keyword index;
     optional): abstention on unknown words, and corpus IDF of the question's words.
     `cross`: the dictionary and multilingual model for candidates in the other language.
     `model`: the abstention model (backend/answer/evidence/abstention.py; default the fitted
-    file when `known` is given, None: the evidence score's threshold alone decides)."""
+    file when `known` is given, None: the evidence score's threshold alone decides).
+    `ranker`: the learned sentence ranker (backend/answer/evidence/ranker.py; default the
+    fitted file when `known` is given, None: the hand weights rank)."""
     known = _memo(known)
     q = analyse(question, cross)
     scored = _keyed(q, featurise(q, evidence, known))
@@ -360,7 +368,8 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
         s.score = _combine(s.features, weights.final)
     scored = sorted(short, key=lambda s: (-s.score, s.candidate.n, s.candidate.index)) + \
         sorted(rest, key=lambda s: (-s.score, s.candidate.n, s.candidate.index))
-    a.ranked = scored
+    extend(q, scored)
+    a.ranked = scored  # the evidence score and the abstention signals: the hand order's top
     a.best = _combine(scored[0].features, weights.abstain) if weights.abstain else scored[0].score
     if scored[0].features.get("strict", 1.0) == 0.0:
         a.best = NO_EVIDENCE  # it shares not one word with the question: never an answer
@@ -373,4 +382,8 @@ def assess(question: str, evidence: list[Evidence], encoder: Encoder | None = No
         a.abstain = a.abstain or a.p_unanswerable >= model.threshold  # the old rule, or the model
     a.no_evidence = not q.terms and not q.exact or a.best == NO_EVIDENCE or \
         (a.abstain and _unknown_name(q, known))
+    if ranker is _FILE_MODEL:  # fitted on the chat's path, like the abstention model
+        ranker = load_ranker() if known is not None else None
+    if isinstance(ranker, RankerModel):  # which sentence is quoted: the learned ranker's
+        a.ranked = rerank(scored, ranker)  # (whether to answer stays the evidence's call)
     return a
