@@ -209,8 +209,11 @@ with text_tab:
         body = docs.version_text(rs, version.id, node.start, node.end, scope=scope)
     else:
         body = docs.version_text(rs, version.id, scope=scope)
-    # Document text is data: st.code shows it verbatim, never as Markdown or HTML.
-    st.code(body or "(no text)", language=None, wrap_lines=True, height=420)
+    # Document text is data: st.text shows it verbatim, never as Markdown or HTML (st.code
+    # did too, but its syntax highlighter took seconds of the browser's main thread on
+    # every load: docs/benchmarks.md, "Dashboard page load").
+    with st.container(height=420, key=K.DOCUMENT_TEXT):
+        st.text(body or "(no text)", width="stretch")
 with chunk_tab:
     chunks = docs.chunks_of(rs, version.id, scope=scope)
     st.caption(f"{len(chunks)} chunks")

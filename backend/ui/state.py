@@ -59,6 +59,7 @@ DOCUMENT_DELETE = "document.delete"
 DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
 DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
 DOCUMENT_CITED = "document.cited"  # the container of a citation's cited place
+DOCUMENT_TEXT = "document.text"  # the scrolling container of the version's text
 DOCUMENT_LINKED = "document.linked"  # (version, section) of the URL last applied
 DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat answers' text
 
@@ -72,6 +73,7 @@ STRUCTURE_PLOT_SEEN = "structure.plot_seen"
 STRUCTURE_TABLE = "structure.table"  # + "." + version id + "." + STRUCTURE_TABLE_N
 STRUCTURE_TABLE_N = "structure.table_n"  # a new table when the section is chosen elsewhere
 STRUCTURE_TABLE_SEEN = "structure.table_seen"  # the row selection last applied
+STRUCTURE_TEXT = "structure.text"  # the scrolling container of the section's text
 
 # upload
 UPLOAD_FILES = "upload.files"  # + "." + nonce (a new nonce empties the uploader)
