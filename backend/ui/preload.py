@@ -1,14 +1,15 @@
 """Streamlit's element code, fetched while the browser waits for the server's script run.
 
-Streamlit's frontend loads the code of most elements lazily: the data grid (with Arrow, about
-1.3 MB of JavaScript), a chart, even a button, select box or page link is a chunk of its own
-that the browser fetches and evaluates only when the first message with that element has
-arrived, i.e. after the server's script run has sent it. On a direct page load the browser
-is idle in between (the WebSocket is open, the server runs app.py and the page: 0.5-1.5 s
-on the shared 2-core machine, docs/benchmarks.md); the page shell (backend/ui/shell.py)
-imports the chunks a page shows on its first view in that idle time, so the
-frontend's own lazy import later finds them in the browser's module map (same URL, the
-same module) instead of starting the fetch then.
+Streamlit's frontend loads the code of most elements lazily: the data grid (1.7 MB of
+JavaScript in 31 files), a chart, even a button, select box or page link is a chunk of its
+own that the browser fetches and evaluates only when the first message with that element
+has arrived, i.e. after the server's script run has sent it. On a direct page load the
+browser is idle in between (the WebSocket is open, the server runs app.py and the page:
+0.5-1.5 s on the shared 2-core machine, docs/benchmarks.md); the page shell
+(backend/ui/shell.py) fetches the chunks a page shows on its first view, with all their
+dependencies at once, and imports them in that idle time, so the frontend's own lazy
+import later finds them in the browser's module map (same URL, the same module) instead
+of starting the fetch then.
 
 The chunk files carry a content hash in their name (`DataFrame.-f9-1zS0.js`); they are
 looked up by element name in the installed Streamlit's static folder once per process. A
