@@ -25,14 +25,14 @@ from pathlib import Path
 # Streamlit's bundle) its first view shows, so it waits for them on every direct load.
 # Only those: a chunk the page does not show (the data grid on the chat page) costs the
 # browser the same main-thread time to evaluate, on a machine where that is the scarce part.
-# Widgets are small chunks, but each is one more fetch after the frame that shows it.
+# Widgets are small chunks, each one more fetch after the frame that shows it; preloading
+# the forms of Upload and Query debug (pages without a table) measured slower, not faster
+# (docs/benchmarks.md, run 6), so those two preload nothing.
 GRID, CHART = "DataFrame", "PlotlyChart"
-FORM = ("TextInput", "Selectbox", "NumberInput", "Slider", "Checkbox", "Multiselect")
 PAGES: dict[str, tuple[str, ...]] = {
     "": (GRID, "Metric"), "chat": ("ChatInput",), "explorer": (GRID,),
     "document": (GRID, "Selectbox"), "structure": (GRID, CHART, "Radio", "Selectbox"),
-    "analysis": (GRID, "Selectbox"), "upload": ("FileUploader", "TextInput", "Selectbox"),
-    "query_debug": FORM, "admin_users": (GRID,), "admin_access": (GRID,),
+    "analysis": (GRID, "Selectbox"), "admin_users": (GRID,), "admin_access": (GRID,),
     "admin_tokens": (GRID,), "document_types": (GRID,), "settings": (GRID,),
 }
 
