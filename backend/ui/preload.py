@@ -38,9 +38,10 @@ PAGES: dict[str, tuple[str, ...]] = {
 
 
 def static_js() -> Path:
-    import streamlit
+    """The installed Streamlit's JavaScript folder (found without importing Streamlit)."""
+    import importlib.util
 
-    return Path(streamlit.__file__).parent / "static" / "static" / "js"
+    return Path(importlib.util.find_spec("streamlit").origin).parent / "static" / "static" / "js"
 
 
 @lru_cache(maxsize=None)
