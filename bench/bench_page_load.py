@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import backend  # noqa: E402,F401  (offline flags first)
-from tests.test_browser import (  # noqa: E402  (the browser tests' server and sign-in)
+from tests.browser_support import (  # noqa: E402  (the browser tests' server and sign-in)
     CHROMIUM,
     CHROMIUM_ARGS,
     _settled,
@@ -51,7 +51,7 @@ PAGES = {
     "chat": ("chat", "Chat", ("testid", "stChatInputTextArea")),
     "explorer": ("explorer", "Explorer", ("text", "Documents 1–")),
     "document": ("document", "Document", ("testid", "stDataFrame")),
-    "structure": ("structure", "Structure", ("testid", "stExpander")),
+    "structure": ("structure", "Structure", ("testid", "stDataFrame")),
     "analysis": ("analysis", "Analysis", ("testid", "stDataFrame")),
     "upload": ("upload", "Upload", ("testid", "stFileUploaderDropzone")),
     "query_debug": ("query_debug", "Query debug", ("label", "Query")),
@@ -66,8 +66,9 @@ def content(page, name: str):
     """The element that says the page has rendered its content."""
     kind, value = PAGES[name][2]
     main = page.get_by_test_id("stMain")
-    if kind == "testid":  # the chat input sits below the main block, so: the whole page
-        return page.get_by_test_id(value).first
+    if kind == "testid":  # the chat input sits below the main block, so: the whole page;
+        # the first one shown (not one in a folded expander or another tab)
+        return page.get_by_test_id(value).filter(visible=True).first
     if kind == "text":
         return main.get_by_text(value).first
     if kind == "label":

@@ -84,9 +84,15 @@ for w in analysis.warnings:
 
 names = list(analysis.results)
 labels = [f"{md_escape(EXTRACTORS[n].label)} ({analysis.results[n].total:d})" for n in names]
-tabs = st.tabs(labels + ["Summary", "Compare", "Cross-references"])
+# Only the open tab is computed and sent (on_change="rerun", .open): every tab held a data
+# grid the browser rendered even when hidden, and the summary and comparison were computed
+# on every run (docs/dashboard.md, "Page load").
+tabs = st.tabs(labels + ["Summary", "Compare", "Cross-references"], key=K.ANALYSIS_TAB,
+               on_change="rerun")
 base = f"doc{doc_id}_v{number}"
 for tab, name in zip(tabs, names):
+    if not tab.open:
+        continue
     with tab:
         r = analysis.results[name]
         st.caption(md_escape(EXTRACTORS[name].description) + (" · from cache" if r.cached else ""))
@@ -106,7 +112,7 @@ for tab, name in zip(tabs, names):
         _downloads(f"{base}_{name}", export.items_csv(r.items, EXTRACTORS[name].fields),
                    json.dumps(r.to_dict(), ensure_ascii=False, indent=2))
 
-with tabs[len(names)]:
+def _summary() -> None:
     sections = sections_of(rs, doc_id, number, scope=scope)
     options = [None] + [s.id for s in sections]
     labels_by_id = {s.id: s.label for s in sections}
@@ -136,7 +142,7 @@ with tabs[len(names)]:
                      column_config=LINK)
         _downloads(f"{base}_summary", export.summary_csv(summary), export.to_json(summary))
 
-with tabs[len(names) + 1]:
+def _compare() -> None:
     mode = st.radio("Compare with", ["versions", "another document"], key=K.ANALYSIS_COMPARE_MODE,
                     horizontal=True)
     if mode == "versions":
@@ -210,7 +216,7 @@ with tabs[len(names) + 1]:
                 _downloads(f"{base}_compare_doc{other}", export.document_comparison_csv(dc),
                            json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
-with tabs[len(names) + 2]:
+def _cross_references() -> None:
     sections = sections_of(rs, doc_id, number, scope=scope)
     sec_ids = [s.id for s in sections]
     if not sec_ids:
@@ -242,3 +248,9 @@ with tabs[len(names) + 2]:
                            json.dumps({"query": found.query, "origin": found.origin,
                                        "hits": [h.__dict__ for h in found.hits]},
                                       ensure_ascii=False, indent=2))
+
+
+for tab, show in zip(tabs[len(names):], (_summary, _compare, _cross_references)):
+    if tab.open:
+        with tab:
+            show()

@@ -91,8 +91,11 @@ def _facts(pairs: list[tuple[str, object]]) -> None:
 _cited_place()
 _facts([("Status", d.status), ("Type", d.doc_type), ("Format", d.file_type),
         ("Versions", len(d.versions))])
-with st.expander("Metadata"):
-    st.dataframe(field_rows({
+# Folded parts and the tab not shown are sent only when opened (on_change="rerun", .open):
+# each table is a data grid the browser renders even when hidden (docs/dashboard.md).
+meta = st.expander("Metadata", key=K.DOCUMENT_META, on_change="rerun")
+if meta.open:
+    meta.dataframe(field_rows({
         "id": d.id, "file name": safe_text(d.filename), "source kind": d.source_kind,
         "source": safe_text(d.source_uri), "collections": d.collections,
         "created": d.created_at, "updated": d.updated_at, "meta": d.meta}),
@@ -154,11 +157,14 @@ if cv is not None:
     st.dataframe(no_none([{"secondary types": ", ".join(cv.secondary_types),
                            "traits": ", ".join(cv.traits), "profile set by": cv.profile_source,
                            "title from": cv.title_source, "model": cv.model}]), hide_index=True)
-    with st.expander("Signals, profile parameters, OCR"):
-        st.dataframe(field_rows({"signals": cv.signals, "profile": cv.profile,
-                                 "parameters": cv.profile_params, "chunking": cv.chunking,
-                                 "ocr confidence per page": cv.ocr_pages}),
-                     hide_index=True, column_config={"value": st.column_config.Column(width="large")})
+    signals = st.expander("Signals, profile parameters, OCR", key=K.DOCUMENT_SIGNALS,
+                          on_change="rerun")
+    if signals.open:
+        signals.dataframe(field_rows({"signals": cv.signals, "profile": cv.profile,
+                                      "parameters": cv.profile_params, "chunking": cv.chunking,
+                                      "ocr confidence per page": cv.ocr_pages}),
+                          hide_index=True,
+                          column_config={"value": st.column_config.Column(width="large")})
     for w in cv.warnings:
         st.warning(md_escape(w))
 if allowed(user, "edit_document"):
@@ -191,9 +197,9 @@ if allowed(user, "edit_document"):
 tag_editor(rs, d.id, allowed(user, "edit_document"))
 
 # ---- text with section navigation ---------------------------------------------------------
-tree = docs.section_tree(rs, version.id, scope=scope)
-text_tab, chunk_tab = st.tabs(["Text", "Chunks"])
-with text_tab:
+def _text(version) -> None:
+    """The version's text, or one section of it (?section= from an Analysis link)."""
+    tree = docs.section_tree(rs, version.id, scope=scope)
     nodes = list(tree.walk()) if tree else []
     if nodes:
         labels = {n.id: "(whole document)" if n is tree
@@ -201,7 +207,6 @@ with text_tab:
         if _linked != st.session_state.get(K.DOCUMENT_LINKED) and _linked[1] \
                 and _linked[1].isdigit() and int(_linked[1]) in labels:
             st.session_state[K.DOCUMENT_SECTION] = int(_linked[1])
-        st.session_state[K.DOCUMENT_LINKED] = _linked
         if st.session_state.get(K.DOCUMENT_SECTION) not in labels:
             st.session_state[K.DOCUMENT_SECTION] = nodes[0].id
         sec_id = st.selectbox("Section", list(labels), key=K.DOCUMENT_SECTION,
@@ -213,15 +218,32 @@ with text_tab:
         body = docs.version_text(rs, version.id, node.start, node.end, scope=scope)
     else:
         body = docs.version_text(rs, version.id, scope=scope)
-    # Document text is data: st.code shows it verbatim, never as Markdown or HTML.
-    st.code(body or "(no text)", language=None, wrap_lines=True, height=420)
-with chunk_tab:
+    # Document text is data: st.text shows it verbatim, never as Markdown or HTML (st.code
+    # did too, but its syntax highlighter took seconds of the browser's main thread on
+    # every load: docs/benchmarks.md, "Dashboard page load").
+    with st.container(height=420, key=K.DOCUMENT_TEXT):
+        st.text(body or "(no text)", width="stretch")
+
+
+def _chunks(version) -> None:
     chunks = docs.chunks_of(rs, version.id, scope=scope)
     st.caption(f"{len(chunks)} chunks")
     st.dataframe(no_none({"#": c.ordinal, "start": c.start, "end": c.end, "page": c.page,
                           "page end": c.page_end, "section": c.section,
                           "chars": c.end - c.start, "text": c.text[:300], "id": c.id}
                          for c in chunks), hide_index=True)
+
+
+if _linked != st.session_state.get(K.DOCUMENT_LINKED) and _linked[1]:
+    st.session_state[K.DOCUMENT_TAB] = "Text"  # a link to a section shows its text
+text_tab, chunk_tab = st.tabs(["Text", "Chunks"], key=K.DOCUMENT_TAB, on_change="rerun")
+if text_tab.open:
+    with text_tab:
+        _text(version)
+if chunk_tab.open:
+    with chunk_tab:
+        _chunks(version)
+st.session_state[K.DOCUMENT_LINKED] = _linked  # the URL's version and section are applied
 
 # ---- delete ------------------------------------------------------------------------------
 if allowed(user, "delete"):

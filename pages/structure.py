@@ -126,7 +126,8 @@ st.caption(f"{md_escape(_stats(node))} · characters {node.start:d}–{node.end:
 text_col, chunk_col = st.columns(2)
 with text_col:
     text = docs.version_text(rs, version_id, node.start, node.end, scope=scope)
-    st.code(text or "(empty)", language=None, wrap_lines=True, height=380)
+    with st.container(height=380, key=K.STRUCTURE_TEXT):  # verbatim (st.code: see document.py)
+        st.text(text or "(empty)", width="stretch")
 with chunk_col:
     chunks = docs.chunks_of(rs, version_id, [n.id for n in node.walk()], scope=scope)
     st.dataframe(no_none({"#": c.ordinal, "section": c.section, "start": c.start, "end": c.end,

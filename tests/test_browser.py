@@ -140,14 +140,13 @@ def _flow(page, server: tuple[str, Path], tmp_path: Path) -> None:
     sections = page.get_by_test_id("stDataFrame").first
     # rows: (whole document), Browser test handbook, Pumps, Pump maintenance, Valves
     _click_row(page, sections, 2)
-    code = page.get_by_test_id("stCode").filter(has_text="intake pump").first
-    expect(code).to_be_visible()
-    expect(page.get_by_test_id("stCode").filter(has_text="outlet valve")).to_have_count(0)
+    text = page.locator(".st-key-structure-text").get_by_test_id("stText")
+    expect(text.filter(has_text="intake pump").first).to_be_visible()
+    expect(text.filter(has_text="outlet valve")).to_have_count(0)
     _shot(page, "4_structure")
     # the script in the text is shown as text, and nothing ran it
     _click_row(page, sections, 4)
-    expect(page.get_by_test_id("stCode").filter(has_text="<script>alert('x')</script>")
-           .first).to_be_visible()
+    expect(text.filter(has_text="<script>alert('x')</script>").first).to_be_visible()
 
     # query debug: a query shows the hits with their scores at every stage
     _nav(page, "Query debug")

@@ -79,7 +79,7 @@ def test_analysis_page_shows_decisions_with_working_section_links(server):
             page.wait_for_url(f"**/document?doc={doc_id}*section=*")
             doc_page = page
             expect(doc_page.get_by_role("heading", name="Document", exact=True)).to_be_visible()
-            code = doc_page.get_by_test_id("stCode").first
+            code = doc_page.locator(".st-key-document-text").get_by_test_id("stText")
             expect(code).to_contain_text("TOP 3: Wasserpreise ab 1. Januar 2025")
             expect(code).to_contain_text("Beschluss 2024/17")
             expect(code).not_to_contain_text("TOP 4:")

@@ -84,6 +84,9 @@ def _full_load(context, address: str, text: str):
     failed, requested = [], []
     page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
     page.on("request", lambda r: requested.append(r.url))
+    page.on("websocket", lambda ws: ws.on(
+        "framereceived", lambda _: requested.append("frame") if "frame" not in requested
+        else None))
     page.goto(address)
     expect(page.get_by_text("Signed in as")).to_be_visible()
     shown = page.get_by_test_id("stMain").get_by_text(text).or_(page.get_by_label(text))
@@ -91,7 +94,21 @@ def _full_load(context, address: str, text: str):
     _settled(page)
     assert failed == [], (address, failed)
     assert not [u for u in requested if "cookie_manager" in u], (address, requested)
+    _preloaded(address, requested)
     return page
+
+
+def _preloaded(address: str, requested: list[str]) -> None:
+    """The chunks the page shell preloads (backend/ui/preload.py) were asked for before the
+    server's first frame (without it: only once a frame with a table had arrived), once."""
+    from backend.ui import preload
+
+    page = address.split("/", 3)[3]  # http://host:port/<page>
+    for name in preload.PAGES.get(page, ()):
+        file = preload.chunk_files()[name]
+        asked = [i for i, u in enumerate(requested) if u.endswith(f"/static/js/{file}")]
+        assert len(asked) == 1 and asked[0] < requested.index("frame"), (address, file,
+                                                                          requested)
 
 
 def _wait_for_no_cookie(page, timeout: float = 60) -> None:

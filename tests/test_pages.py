@@ -232,11 +232,15 @@ def test_document_detail_text_sections_chunks_download(app, corpus):
     at.query_params["doc"] = str(corpus[1]["runbook_gateway_failover.md"])
     open_page(at, "document")
     assert at.get("download_button") and at.dataframe  # versions table
-    full = at.code[0].value
+    full = at.text[0].value
     assert len(at.selectbox(key=K.DOCUMENT_SECTION).options) > 2
     at.selectbox(key=K.DOCUMENT_SECTION).select_index(2).run()
-    part = at.code[0].value
+    part = at.text[0].value
     assert part and part in full and len(part) < len(full)
+    tables = len(at.dataframe)  # the chunk table is sent when its tab is opened
+    at.session_state[K.DOCUMENT_TAB] = "Chunks"
+    at.run()
+    assert not at.text and len(at.dataframe) == tables + 1
     chunks = at.dataframe[-1].value
     assert {"start", "end", "page", "section"} <= set(chunks.columns) and len(chunks) > 1
 
@@ -245,8 +249,8 @@ def test_document_text_with_html_is_shown_as_text(app, corpus):
     at = app(corpus[0], "viewer")
     at.query_params["doc"] = str(corpus[1]["xss_notes.md"])
     open_page(at, "document")
-    assert any("<script>alert('t')</script>" in c.value for c in at.code)
-    assert any("onerror=alert(1)" in c.value for c in at.code)
+    assert any("<script>alert('t')</script>" in c.value for c in at.text)
+    assert any("onerror=alert(1)" in c.value for c in at.text)
     for el in list(at.markdown) + list(at.caption) + list(at.subheader):
         raw = el.proto.body if hasattr(el.proto, "body") else el.value
         assert "<script" not in raw or "\\<script" in raw, raw
@@ -309,12 +313,12 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
     sections = list(table.value["section"])
     assert sections[0] == "(whole document)" and len(sections) >= 3
     assert at.get("plotly_chart")
-    whole = at.code[0].value
+    whole = at.text[0].value
     # one click on a section's row shows it (issue 23: an expander, then a button in it)
     at.session_state[table.key] = {"selection": {"rows": [2], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
-    assert at.code[0].value != whole and at.code[0].value in whole
+    assert at.text[0].value != whole and at.text[0].value in whole
     assert at.subheader[-1].value.strip() in sections[2]
     at.radio(key=K.STRUCTURE_SIZE_BY).set_value("chunks").run()
     at.radio(key=K.STRUCTURE_CHART).set_value("treemap").run()

@@ -69,6 +69,9 @@ def test_document_metadata_is_a_field_value_table(app, corpus):
     at.query_params["doc"] = str(corpus[1]["runbook_gateway_failover.md"])
     open_page(at, "document")
     assert not at.json, "metadata as raw JSON"
+    assert not any(list(d.value.columns) == ["field", "value"] for d in at.dataframe)
+    at.session_state[K.DOCUMENT_META] = True  # the expander's table is sent when it opens
+    at.run()
     meta = next(d.value for d in at.dataframe if list(d.value.columns) == ["field", "value"])
     fields = dict(zip(meta["field"], meta["value"]))
     assert fields["file name"] == "runbook_gateway_failover.md"
@@ -98,4 +101,18 @@ def test_no_table_cell_reads_none_and_no_deprecation_is_logged(app, corpus, page
         at.chat_input(key="chat.input").set_value("How does the gateway fail over?").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not _none_cells(at), _none_cells(at)
+    for key, value in _folded(at, page):  # tables sent only when their tab or expander opens
+        at.session_state[key] = value
+        at.run()
+        assert not at.exception and not _none_cells(at), (key, value, _none_cells(at))
     assert logged == [], logged
+
+
+def _folded(at, page: str) -> list[tuple[str, object]]:
+    """(session key, value) that open each tab or expander of the page rendered only when
+    open."""
+    if page == "document":
+        return [(K.DOCUMENT_META, True), (K.DOCUMENT_SIGNALS, True), (K.DOCUMENT_TAB, "Chunks")]
+    if page == "analysis":
+        return [(K.ANALYSIS_TAB, t.label) for t in at.tabs]
+    return []

@@ -7,7 +7,8 @@ come back 404 the parent address (about 100 ms of back-off on every full load of
 other than the first, and two 404s in every browser's network log). The frontend reads
 the root from `window.__streamlit.BACKEND_BASE_URL` when the page sets it; this ASGI
 middleware (declared in app.py's `st.App`) sets it in the shell: the address without its
-last segment when that segment is one of the dashboard's page paths, else the address."""
+last segment when that segment is one of the dashboard's page paths, else the address.
+A second script preloads the Streamlit element chunks the page shows (backend/ui/preload.py)."""
 from __future__ import annotations
 
 import json
@@ -52,15 +53,18 @@ def is_shell_request(scope: Scope, base: str = "") -> bool:
 
 
 class BaseUrlHint:
-    """ASGI middleware: the page shell (index.html) gets `base_url_script` in its <head>;
-    every other request and response passes untouched."""
+    """ASGI middleware: the page shell (index.html) gets `base_url_script` and the chunk
+    preload in its <head>; every other request and response passes untouched."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], *,
                  page_paths: Iterable[str]):
         from streamlit import config
 
+        from backend.ui.preload import preload_script
+
         self.app = app
-        self.script = base_url_script(page_paths)
+        paths = list(page_paths)
+        self.script = base_url_script(paths) + preload_script(paths)
         base = (config.get_option("server.baseUrlPath") or "").strip("/")
         self.base = f"/{base}" if base else ""
 

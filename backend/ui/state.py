@@ -59,6 +59,10 @@ DOCUMENT_DELETE = "document.delete"
 DOCUMENT_DELETE_CONFIRM = "document.delete_confirm"
 DOCUMENT_DELETE_CANCEL = "document.delete_cancel"
 DOCUMENT_CITED = "document.cited"  # the container of a citation's cited place
+DOCUMENT_TEXT = "document.text"  # the scrolling container of the version's text
+DOCUMENT_TAB = "document.tab"  # "Text" or "Chunks": the open tab (only it is rendered)
+DOCUMENT_META = "document.meta"  # the metadata expander (its table only when open)
+DOCUMENT_SIGNALS = "document.signals"  # the classification details expander
 DOCUMENT_LINKED = "document.linked"  # (version, section) of the URL last applied
 DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat answers' text
 
@@ -72,6 +76,7 @@ STRUCTURE_PLOT_SEEN = "structure.plot_seen"
 STRUCTURE_TABLE = "structure.table"  # + "." + version id + "." + STRUCTURE_TABLE_N
 STRUCTURE_TABLE_N = "structure.table_n"  # a new table when the section is chosen elsewhere
 STRUCTURE_TABLE_SEEN = "structure.table_seen"  # the row selection last applied
+STRUCTURE_TEXT = "structure.text"  # the scrolling container of the section's text
 
 # upload
 UPLOAD_FILES = "upload.files"  # + "." + nonce (a new nonce empties the uploader)
@@ -231,6 +236,7 @@ DEFAULTS.update({TOKENS_FLASH: None, TOKENS_REVOKE_ASK: None})
 # document analysis (pages/analysis.py)
 ANALYSIS_PICK = "analysis.pick"
 ANALYSIS_VERSION = "analysis.version"
+ANALYSIS_TAB = "analysis.tab"  # the open tab's label (only the open tab is rendered)
 ANALYSIS_LENGTH = "analysis.length"
 ANALYSIS_SUMMARY_SECTION = "analysis.summary_section"
 ANALYSIS_COMPARE_MODE = "analysis.compare_mode"
