@@ -8,6 +8,7 @@ import streamlit as st
 
 from backend.services import admin_config
 from backend.ui import state as K
+from backend.ui.tables import DASH, no_none
 from pages._common import md_escape, show_errors
 
 
@@ -37,8 +38,8 @@ def runtime_settings_section(rs, actor) -> None:
                "restart (other processes within 2 s). Every change is in the audit log below.")
     _flash()
     rows = admin_config.editable_settings(rs, actor)
-    st.dataframe([{"setting": r["name"], "value": str(r["value"]),
-                   "environment": str(r["default"]), "overridden": r["overridden"],
+    st.dataframe([{"setting": r["name"], "value": _shown(r["value"]),
+                   "environment": _shown(r["default"]), "overridden": r["overridden"],
                    "bounds": ", ".join(f"{k} {v}" for k, v in r["bounds"].items())}
                   for r in rows], hide_index=True)
     names = [r["name"] for r in rows]
@@ -69,9 +70,9 @@ def prompts_section(rs, actor) -> None:
                "default.")
     scope = st.radio("Scope", ["chat", "chatbots"], horizontal=True, key=K.PROMPTS_SCOPE)
     versions = admin_config.prompt_versions_of(rs, actor, scope)
-    st.dataframe([{"version": v.version, "active": v.active, "by": v.created_by,
-                   "created": v.created_at, "note": v.note, "text": v.text[:200]}
-                  for v in versions], hide_index=True)
+    st.dataframe(no_none([{"version": v.version, "active": v.active, "by": v.created_by,
+                           "created": v.created_at, "note": v.note, "text": v.text[:200]}
+                          for v in versions]), hide_index=True)
     numbers = [v.version for v in versions]
     active = next(v.version for v in versions if v.active)
     c1, c2 = st.columns(2)
@@ -102,7 +103,8 @@ def audit_section(rs, actor) -> None:
         st.caption("No change yet.")
         return
     st.dataframe([{"when": e.at, "who": e.actor, "what": f"{e.kind} {e.name}",
-                   "action": e.action, "old": str(e.old), "new": str(e.new)} for e in entries],
+                   "action": e.action, "old": _shown(e.old), "new": _shown(e.new)}
+                  for e in entries],
                  hide_index=True)
 
 
@@ -112,3 +114,8 @@ def render(rs, actor) -> None:
     runtime_settings_section(rs, actor)
     prompts_section(rs, actor)
     audit_section(rs, actor)
+
+
+def _shown(value) -> str:
+    """A setting's value as text; none (no limit, not set) as "—", never "None"."""
+    return DASH if value is None else str(value)
