@@ -354,13 +354,19 @@ def main(argv=None) -> int:
         p = np.array([model.probability(dict(zip(feats, x))) for x in X])
         print("sample held-out half (report only):", outcome(held, None, 1.0), "->",
               outcome(held, p, model.threshold))
-    print(json.dumps(model.to_dict(), indent=1))
-    if a.write:
-        from backend.answer.evidence.abstention import MODEL_FILE
+    from backend.answer.evidence.abstention import MODEL_FILE
 
-        MODEL_FILE.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {MODEL_FILE}")
+    emit_model(model.to_dict(), MODEL_FILE, a.write)
     return 0
+
+
+def emit_model(model: dict, path: Path, write: bool) -> None:
+    """Print a fitted model's plain numbers; with `write` store them where the answerer
+    reads them (the abstention and ranker models' JSON files)."""
+    print(json.dumps(model, indent=1))
+    if write:
+        path.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -240,12 +240,10 @@ def main(argv=None) -> int:
             f"{pick['sample']} vs hand weights {results[0]['unseen']} / "
             f"{results[0]['sample']}")
     model = model_of(use, pick, note)
-    print(json.dumps(model.to_dict(), indent=1))
-    if a.write:
-        from backend.answer.evidence.ranker import MODEL_FILE
+    from backend.answer.evidence.ranker import MODEL_FILE
+    from eval.abstain_tuning import emit_model
 
-        MODEL_FILE.write_text(json.dumps(model.to_dict(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {MODEL_FILE}")
+    emit_model(model.to_dict(), MODEL_FILE, a.write)
     return 0
 
 
