@@ -11,7 +11,7 @@ import streamlit as st
 from backend.api import ask_events
 from backend.errors import NotFound
 from backend.security.safe_markdown import answer_markdown
-from backend.services import ask_jobs
+from backend.services import ask_jobs, auto_critique
 from backend.services.ask_jobs import status as job_state
 from pages._common import md_escape
 
@@ -21,6 +21,7 @@ RENDER_S = 0.15  # a followed answer is re-rendered at most this often (as the d
 
 def start(rs, user, question: str, events) -> str:
     """Start the job over the chat's `events`, note it in the URL, return its id."""
+    events = auto_critique.with_critique(rs, user, events)  # RAGSCOPE_CRITIQUE_AUTO
     job = ask_jobs.start_events(rs, user, question, events, encode=ask_events.encode)
     st.query_params[JOB_PARAM] = job.id
     return job.id
@@ -41,6 +42,9 @@ def follow(rs, user, job_id: str, rich: bool, bold: bool = False) -> None:
             if time.monotonic() - shown_at >= RENDER_S:
                 body.markdown(answer_markdown(text, rich=rich, bold=bold) + "▌")
                 shown_at = time.monotonic()
+        elif name == "status" and d.get("phase") == "critiquing":
+            status.caption("critiquing… (the critics check the answer; a revision may "
+                           "replace it)")
         elif name == "notice":
             text, rich, bold = "", False, True  # the extractive answer follows
             body.warning(md_escape(d["message"]))

@@ -25,6 +25,23 @@ def status_badge(status: str) -> str:
     return ":gray-badge[running]"
 
 
+def auto_caption(citations: dict | None) -> str | None:
+    """The line under an answer critiqued automatically (RAGSCOPE_CRITIQUE_AUTO,
+    backend/services/auto_critique.py); None for one that was not."""
+    mark = (citations or {}).get("critique")
+    if not mark:
+        return None
+    status = mark.get("status")
+    if status == "revised":
+        return f"revised after critique (round {int(mark.get('revised_in_round') or 1):d})"
+    if status == "validated":
+        return "checked by the critics: every critic passed"
+    if status == "failed":
+        return ("critiqued: not every critic passed, the answer is shown as written"
+                + (f" ({md_escape(mark['error'])})" if mark.get("error") else ""))
+    return f"not critiqued: {md_escape(mark.get('error') or status)}"
+
+
 def _critique_line(c: dict) -> str:
     rating = "no rating" if c["rating"] is None else f"{c['rating']:g}/10"
     mark = ":green[pass]" if c["passed"] else ":red[fail]"

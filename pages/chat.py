@@ -39,7 +39,7 @@ from backend.ui.citations import (
     web_source_markdown,
 )
 from pages._chat_jobs import follow as follow_job, pending as pending_job, start as start_job
-from pages._critiques import critique_expander, runs_of
+from pages._critiques import auto_caption, critique_expander, runs_of
 from pages._feedback import feedback_row, ratings
 from pages._profile_pick import profile_select
 from backend.services.tags import vocabulary as tag_vocabulary
@@ -218,6 +218,8 @@ def _render_answer(m: MessageInfo, question: str | None = None, rating=None,
         st.caption(f"Format check ({md_escape(fmt.get('profile'))}): "
                    f"{md_escape(fmt.get('rating'))}/10 · "
                    + md_escape("; ".join(fmt.get("issues", []))))
+    if (critiqued := auto_caption(m.citations)) is not None:
+        st.caption(critiqued)
     tokens = f"{m.tokens_input or 0:,} in / {m.tokens_output or 0:,} out tokens"
     if m.tokens_counted_locally:
         tokens += " (counted locally)"

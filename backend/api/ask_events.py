@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 from backend.api import serialise
-from backend.chat.types import Answered, Delta, Fallback, Retrieved
+from backend.chat.types import Answered, Critiquing, Delta, Fallback, Retrieved
 
 
 def encode(ev) -> tuple[str, dict] | None:
-    """(name, data) of a chat event: `sources`, `delta`, `notice`, `answer`; None for others."""
+    """(name, data) of a chat event: `sources`, `delta`, `notice`, `status` (critiquing),
+    `answer`; None for others."""
     if isinstance(ev, Retrieved):
         return "sources", {"sources": [serialise.public_source(s) for s in ev.sources],
                            "retrieval_ms": ev.retrieval_ms}
@@ -18,6 +19,8 @@ def encode(ev) -> tuple[str, dict] | None:
         return "delta", {"text": ev.text}
     if isinstance(ev, Fallback):
         return "notice", {"message": ev.notice}
+    if isinstance(ev, Critiquing):  # RAGSCOPE_CRITIQUE_AUTO: the answer is being critiqued
+        return "status", {"phase": "critiquing", "message_id": ev.message_id}
     if isinstance(ev, Answered):
         return "answer", serialise.answer(ev.session.uuid, ev.message,
                                           ev.session.settings.context_mode)

@@ -169,6 +169,14 @@ class Fallback:
 
 
 @dataclass(frozen=True)
+class Critiquing:
+    """The stored answer `message_id` is being critiqued (RAGSCOPE_CRITIQUE_AUTO); an
+    `Answered` with the final text follows."""
+
+    message_id: int
+
+
+@dataclass(frozen=True)
 class Answered:
     message: MessageInfo
     session: SessionInfo

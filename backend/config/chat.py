@@ -131,6 +131,12 @@ class ChatSettings(BaseSettings):
         "active critic is revised with the critiques and critiqued again, up to this many "
         "times (0: critique only). Each round costs one call per LLM critic plus one.",
     )
+    critique_auto: bool = Field(
+        False, description="Critique every generated chat answer (an LLM provider's, not the "
+        "extractive answerer's or a fallback's) as soon as it is stored, and show the revision "
+        "when the run ends `revised` (the original stays in the critique run). Costs the "
+        "critique rounds' calls on every answer.",
+    )
     critique_provider: Literal["", "local", "ollama", "anthropic", "openai"] = Field(
         "", description="Provider of the LLM critics and revisions; empty: the answer's own "
         "provider, else `chat_default_provider` (the extractive answerer cannot critique).",

@@ -148,8 +148,9 @@ def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
                profile_id: int | None = None, provider_factory=None,
                tags: list[str] | None = None) -> Iterator:
     """Validate the question and open (or continue) the actor's session, then return the
-    iterator of chat events (Retrieved, Delta, Fallback, Answered). Invalid input raises
-    here, before anything is streamed."""
+    iterator of chat events (Retrieved, Delta, Fallback, Critiquing, Answered); a generated
+    answer is critiqued first when RAGSCOPE_CRITIQUE_AUTO is on (services/auto_critique.py).
+    Invalid input raises here, before anything is streamed."""
     from backend.chat.service import ChatService
 
     chat = ChatService(rs, provider_factory)
@@ -177,4 +178,7 @@ def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
                                    context_limit=context_limit,
                                    context_mode=context or "regular", profile_id=profile_id,
                                    tags=tags or [])
-    return chat.ask_stream(info.uuid, q, scope=scope, user=user)
+    from backend.services.auto_critique import with_critique  # RAGSCOPE_CRITIQUE_AUTO
+
+    return with_critique(rs, actor, chat.ask_stream(info.uuid, q, scope=scope, user=user),
+                         provider_factory=provider_factory)
