@@ -25,12 +25,15 @@ def status_badge(status: str) -> str:
     return ":gray-badge[running]"
 
 
-def auto_caption(citations: dict | None) -> str | None:
-    """The line under an answer critiqued automatically (RAGSCOPE_CRITIQUE_AUTO,
-    backend/services/auto_critique.py); None for one that was not."""
+def auto_caption(citations: dict | None) -> None:
+    """Under an answer critiqued automatically (RAGSCOPE_CRITIQUE_AUTO,
+    backend/services/auto_critique.py): what became of it; nothing for one that was not."""
     mark = (citations or {}).get("critique")
-    if not mark:
-        return None
+    if mark:
+        st.caption(_auto_line(mark))
+
+
+def _auto_line(mark: dict) -> str:
     status = mark.get("status")
     if status == "revised":
         return f"revised after critique (round {int(mark.get('revised_in_round') or 1):d})"

@@ -218,8 +218,7 @@ def _render_answer(m: MessageInfo, question: str | None = None, rating=None,
         st.caption(f"Format check ({md_escape(fmt.get('profile'))}): "
                    f"{md_escape(fmt.get('rating'))}/10 · "
                    + md_escape("; ".join(fmt.get("issues", []))))
-    if (critiqued := auto_caption(m.citations)) is not None:
-        st.caption(critiqued)
+    auto_caption(m.citations)
     tokens = f"{m.tokens_input or 0:,} in / {m.tokens_output or 0:,} out tokens"
     if m.tokens_counted_locally:
         tokens += " (counted locally)"

@@ -68,6 +68,12 @@ class Actor:
         return TraceOwner(self.username, self.kind)
 
 
+def chat_user(actor: Actor) -> str:
+    """Whose chat sessions an actor's are: a dashboard user's own name; an API principal's
+    `api:<name>` (user names cannot contain ':', so the two never meet)."""
+    return actor.username if getattr(actor, "kind", "user") == "user" else f"api:{actor.username}"
+
+
 def resolve(users: auth.UserStore, session: Session | None) -> Actor | None:
     """The actor of a current session, with the role the users file gives it now."""
     user = validate(users, session)

@@ -27,6 +27,7 @@ from backend.chat.prompt import check_citations
 from backend.chat.types import Answered, Critiquing, MessageInfo
 from backend.errors import RagscopeError
 from backend.security.access import Actor
+from backend.services import critique
 from backend.store.chat_models import ChatMessage
 
 log = logging.getLogger("backend.services.auto_critique")
@@ -57,8 +58,6 @@ def with_critique(rs, actor: Actor, events: Iterator, *, provider_factory=None) 
 def critique_answer(rs, actor: Actor, message: MessageInfo,
                     provider_factory=None) -> MessageInfo:
     """Critique the stored `message`, store the outcome on it, return it as it now is."""
-    from backend.services import critique  # critique imports search, which imports us
-
     try:
         run = critique.critique_message(rs, actor, message.id,
                                         provider_factory=provider_factory)

@@ -24,8 +24,7 @@ from backend.errors import NotFound
 from backend.llm import PROVIDERS, default_model, make_provider
 from backend.llm.base import Provider
 from backend.security import access, auth
-from backend.security.access import Actor
-from backend.services.search import chat_user
+from backend.security.access import Actor, chat_user
 from backend.store.chat_models import ChatMessage, ChatSession
 from backend.store.models import Chunk
 

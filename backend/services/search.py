@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from backend.security import access
-from backend.security.access import Actor
+from backend.security.access import Actor, chat_user  # noqa: F401 (search.chat_user: callers)
 from backend.retrieval import Hit, RetrievalParams, RetrievalResult, Retriever
 
 MAX_WINDOW = 200  # offset + limit of one search (RetrievalParams.k's ceiling)
@@ -134,12 +134,6 @@ def smart_search(rs, actor: Actor, query: str, *, collections: list[str] | None 
 
 
 # ---- questions -------------------------------------------------------------------------
-
-
-def chat_user(actor: Actor) -> str:
-    """Whose chat sessions an actor's are: a dashboard user's own name; an API principal's
-    `api:<name>` (user names cannot contain ':', so the two never meet)."""
-    return actor.username if getattr(actor, "kind", "user") == "user" else f"api:{actor.username}"
 
 
 def ask_stream(rs, actor: Actor, question: str, *, session: str | None = None,
