@@ -16,6 +16,7 @@ from backend.chat.types import Answered, Critiquing
 from backend.security.access import Actor
 from backend.services import ask_jobs, critique, search
 from tests.fake_llm_support import last_prompt, recorder  # noqa: F401  (fixture)
+from tests.page_support import app, bare, components, open_page, plain, shared_model  # noqa: F401
 
 SOURCE = "The Lumen Data Gateway listens on port 8443 by default (key gateway.port)."
 WRONG = "The gateway listens on port 9000 by default [1]."
@@ -129,3 +130,29 @@ def test_without_an_active_critic_the_answer_stays_and_says_why(chat_env):
     mark = answered.message.citations["critique"]
     assert mark["status"] == "skipped" and "no critic is active" in mark["error"]
     assert _stored(rs, answered.message.id).citations["critique"] == mark
+
+
+def test_the_chat_page_says_the_answer_was_revised_after_critique(app, bare):
+    """A stored answer marked by the automatic critique shows its caption on the chat page;
+    an unmarked one shows none."""
+    from backend.chat.types import SessionSettings
+    from backend.config import Settings
+    from backend.services.container import Ragscope
+
+    data, _ = bare
+    rs = Ragscope(Settings(data_dir=data))
+    chat = ChatService(rs)
+    sess = chat.create_session("viewer", provider="openai")
+    mark = {"run_id": 1, "status": "revised", "rounds": 3, "revisions": 2,
+            "revised_in_round": 2, "error": None}
+    chat.store_turn(sess.uuid, "Which port?", SessionSettings(), content=RIGHT, sources=[],
+                    citations={"critique": mark}, provider="openai", model="rec-model")
+    chat.store_turn(sess.uuid, "And the host?", SessionSettings(), content="localhost.",
+                    sources=[], citations={}, provider="openai", model="rec-model")
+    rs.close()
+    at = app(data, "viewer")
+    at.query_params["session"] = sess.uuid
+    open_page(at, "chat")
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [plain(c.value) for c in at.caption if "after critique" in c.value]
+    assert captions == ["revised after critique (round 2)"], captions
