@@ -156,3 +156,12 @@ def test_the_chat_page_says_the_answer_was_revised_after_critique(app, bare):
     assert not at.exception, [e.value for e in at.exception]
     captions = [plain(c.value) for c in at.caption if "after critique" in c.value]
     assert captions == ["revised after critique (round 2)"], captions
+
+
+def test_an_admin_switches_it_on_at_run_time_for_the_next_answer(chat_env):
+    from backend.services import admin_config
+
+    rs, srv = chat_env(critique_auto=False)
+    assert list(search.ask_stream(rs, ALICE, QUESTION))[-1].message.content == WRONG
+    admin_config.set_setting(rs, Actor("root", "admin"), "critique_auto", "true")
+    assert list(search.ask_stream(rs, ALICE, QUESTION))[-1].message.content == RIGHT

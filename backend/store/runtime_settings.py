@@ -45,6 +45,7 @@ SAFE = (
     "chat_analysis_items",  # limit: items listed in one analysis answer
     "question_urls",  # fetch the URL of a question
     "analysis_llm_max_sections",  # limit: sections per LLM refinement pass
+    "critique_auto",  # critique every generated chat answer (services/auto_critique.py)
 )
 
 
