@@ -13,7 +13,7 @@ from backend.errors import NotFound
 from backend.security.safe_markdown import answer_markdown
 from backend.services import ask_jobs, auto_critique
 from backend.services.ask_jobs import status as job_state
-from pages._common import md_escape
+from pages._common import current_actor, md_escape
 
 JOB_PARAM = "job"
 RENDER_S = 0.15  # a followed answer is re-rendered at most this often (as the direct flow)
@@ -21,7 +21,7 @@ RENDER_S = 0.15  # a followed answer is re-rendered at most this often (as the d
 
 def start(rs, user, question: str, events) -> str:
     """Start the job over the chat's `events`, note it in the URL, return its id."""
-    events = auto_critique.with_critique(rs, user, events)  # RAGSCOPE_CRITIQUE_AUTO
+    events = auto_critique.with_critique(rs, current_actor(), events)  # RAGSCOPE_CRITIQUE_AUTO
     job = ask_jobs.start_events(rs, user, question, events, encode=ask_events.encode)
     st.query_params[JOB_PARAM] = job.id
     return job.id

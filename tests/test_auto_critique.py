@@ -165,3 +165,38 @@ def test_an_admin_switches_it_on_at_run_time_for_the_next_answer(chat_env):
     assert list(search.ask_stream(rs, ALICE, QUESTION))[-1].message.content == WRONG
     admin_config.set_setting(rs, Actor("root", "admin"), "critique_auto", "true")
     assert list(search.ask_stream(rs, ALICE, QUESTION))[-1].message.content == RIGHT
+
+
+def test_the_dashboard_chat_shows_the_revision_of_a_question_asked_there(app, bare, recorder,
+                                                                        monkeypatch, tmp_path):
+    """The chat page's own path (an ask job over the session's stream, pages/_chat_jobs.py):
+    the question asked there is answered WRONG, critiqued and shown as the revision."""
+    from backend.config import Settings
+    from backend.ingest.service import Ingestor
+    from backend.security.access import Scope
+    from backend.services.container import Ragscope
+
+    data, _ = bare
+    srv = recorder(_reply)
+    for k, v in {"OPENAI_BASE_URL": srv.base_url, "OPENAI_MODEL": "rec-model",
+                 "LLM_MAX_RETRIES": "0", "CRITIQUE_AUTO": "true"}.items():
+        monkeypatch.setenv(f"RAGSCOPE_{k}", v)
+    rs = Ragscope(Settings(data_dir=data))
+    doc = tmp_path / "gateway.md"
+    doc.write_text(f"# Gateway\n\n{SOURCE}\n")
+    assert all(o.ok for o in Ingestor(rs).ingest_paths([doc], collection="ops"))
+    sess = ChatService(rs).create_session("viewer", provider="openai")
+    rs.close()
+    at = app(data, "viewer")
+    at.query_params["session"] = sess.uuid
+    open_page(at, "chat")
+    at.chat_input(key="chat.input").set_value(QUESTION).run()
+    assert not at.exception, [e.value for e in at.exception]
+    rs = Ragscope(Settings(data_dir=data))
+    msgs = ChatService(rs).messages(sess.uuid, scope=Scope.everything(), user="viewer")
+    rs.close()
+    assert [m.content for m in msgs if m.role == "assistant"] == [RIGHT]
+    at.run()
+    assert any("revised after critique (round 1)" in plain(c.value) for c in at.caption)
+    assert "8443" in "\n".join(plain(m.value) for m in at.markdown)
+    assert _critic_requests(srv)
