@@ -17,23 +17,11 @@ import pytest
 
 from backend.llm.base import StreamEnd, TextDelta
 from tests.api_support import LiveServer, api_env  # noqa: F401  (the fixture)
+from tests.sse_support import parse_sse
 
 QUESTION = "Wie lange dauert der Failover des Gateways?"
 WORDS = "Der Failover des Gateways dauert laut Runbook etwa dreißig Sekunden [1]."
 
-
-def _parse(lines) -> list[tuple[int | None, str, dict]]:
-    """(id, event, data) of each SSE frame in `lines`."""
-    out, eid, name = [], None, None
-    for line in lines:
-        if line.startswith("id: "):
-            eid = int(line[4:])
-        elif line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: "):
-            out.append((eid, name, json.loads(line[6:])))
-            eid = name = None
-    return out
 
 
 def _start(client, headers, question=QUESTION) -> dict:
@@ -47,7 +35,7 @@ def _events(client, job_id, headers, **extra) -> list:
                        timeout=240) as r:
         assert r.status_code == 200, r.read()
         assert r.headers["content-type"].startswith("text/event-stream")
-        return _parse(r.iter_lines())
+        return parse_sse(r.iter_lines())
 
 
 def test_a_job_streams_its_phases_sources_deltas_and_answer_with_ids(api_env):
@@ -109,7 +97,7 @@ def _read(client, job_id, headers, n: int) -> list:
         lines = []
         for line in r.iter_lines():
             lines.append(line)
-            got = _parse(lines)
+            got = parse_sse(lines)
             if len(got) == n:
                 break
     return got
@@ -195,7 +183,7 @@ def test_ask_sse_is_the_direct_flow_and_openapi_lists_the_job_routes(api_env):
     with c.stream("POST", "/api/ask-sse", json={"question": QUESTION}, headers=h,
                   timeout=240) as r:
         assert r.status_code == 200
-        events = _parse(r.iter_lines())
+        events = parse_sse(r.iter_lines())
     assert events[0][1] == "sources" and events[-1][1] == "answer"
     assert all(e[0] is None for e in events)  # the direct flow is not replayable
     paths = c.get("/openapi.json").json()["paths"]

@@ -24,21 +24,10 @@ from tests.api_support import free_port
 from tests.browser_support import ingested
 from tests.conftest import ROOT
 from tests.held_model_support import DOC, QUESTION, held, held_env  # noqa: F401
+from tests.sse_support import parse_sse
 
 RECONNECTS = 40  # new connections tried until the other worker answers one (each 50/50)
 
-
-def _parse(lines) -> list[tuple[int | None, str, dict]]:
-    out, eid, name = [], None, None
-    for line in lines:
-        if line.startswith("id: "):
-            eid = int(line[4:])
-        elif line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: "):
-            out.append((eid, name, json.loads(line[6:])))
-            eid = name = None
-    return out
 
 
 def _first_events(api: str, job_id: str, headers: dict, n: int) -> list:
@@ -50,7 +39,7 @@ def _first_events(api: str, job_id: str, headers: dict, n: int) -> list:
         lines = []
         for line in r.iter_lines():
             lines.append(line)
-            got = _parse(lines)
+            got = parse_sse(lines)
             if len(got) >= n:
                 break
     return got
@@ -74,7 +63,7 @@ def _replay_until(api, job_id, headers, after: int, log: Path, job_pid: int, unt
                 pass
         pid = _new_pid(log, seen, job_id)
         if pid != job_pid:
-            return _parse(lines), pid
+            return parse_sse(lines), pid
     raise AssertionError(f"{RECONNECTS} reconnects all served by the job's worker {job_pid}")
 
 
