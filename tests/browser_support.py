@@ -190,3 +190,20 @@ def _signed_in(page, username: str, password: str) -> None:
         except AssertionError:
             _settled(page)
     expect(done).to_be_visible()
+
+
+@contextmanager
+def admin_page(p, url: str, password: str, timeout_ms: int = 180_000):
+    """A chromium page (1300 × 1000) signed in as admin on the dashboard at `url`, the
+    sign-in cookie written; the browser is closed afterwards. `p`: a sync_playwright()."""
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+    page.set_default_timeout(timeout_ms)
+    try:
+        page.goto(url)
+        _settled(page)
+        _signed_in(page, "admin", password)
+        _wait_for_cookie(page, "admin", timeout=60)
+        yield page
+    finally:
+        browser.close()

@@ -11,11 +11,9 @@ import pytest
 
 from tests.browser_support import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     _settled,
     _shot,
-    _signed_in,
-    _wait_for_cookie,
+    admin_page,
     ingested,
     streamlit_app,
 )
@@ -52,34 +50,24 @@ def test_a_reload_mid_answer_shows_the_answer_without_asking_again(tmp_path, sha
     env = held_env(held)
     expect.set_options(timeout=180_000)
     with streamlit_app(data, PASSWORD, "server_chat_reload.log", env) as url, \
-            sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
-        page.set_default_timeout(180_000)
-        try:
-            page.goto(url)
-            _settled(page)
-            _signed_in(page, "admin", PASSWORD)
-            _wait_for_cookie(page, "admin", timeout=60)
-            page.goto(f"{url}/chat")
-            _settled(page)
-            box = page.get_by_test_id("stChatInputTextArea")
-            box.fill(QUESTION)
-            box.press("Enter")
-            # the job is in the address and the model's first words are on the page
-            page.wait_for_url(lambda u: "job=" in u, timeout=180_000)
-            expect(page.get_by_text(FIRST.strip(), exact=False).first).to_be_visible()
-            assert not held.go.is_set()
-            page.reload()  # mid-answer: the old script run is gone
-            page.get_by_test_id("stApp").wait_for()
-            held.go.set()  # now the model finishes
-            answer = page.get_by_test_id("stChatMessage").filter(has_text="8443")
-            expect(answer.first).to_be_visible()
-            _settled(page)
-            page.wait_for_url(lambda u: "job=" not in u, timeout=60_000)
-            _shot(page, "chat_reload_mid_answer")
-        finally:
-            browser.close()
+            sync_playwright() as p, admin_page(p, url, PASSWORD) as page:
+        page.goto(f"{url}/chat")
+        _settled(page)
+        box = page.get_by_test_id("stChatInputTextArea")
+        box.fill(QUESTION)
+        box.press("Enter")
+        # the job is in the address and the model's first words are on the page
+        page.wait_for_url(lambda u: "job=" in u, timeout=180_000)
+        expect(page.get_by_text(FIRST.strip(), exact=False).first).to_be_visible()
+        assert not held.go.is_set()
+        page.reload()  # mid-answer: the old script run is gone
+        page.get_by_test_id("stApp").wait_for()
+        held.go.set()  # now the model finishes
+        answer = page.get_by_test_id("stChatMessage").filter(has_text="8443")
+        expect(answer.first).to_be_visible()
+        _settled(page)
+        page.wait_for_url(lambda u: "job=" not in u, timeout=60_000)
+        _shot(page, "chat_reload_mid_answer")
     assert len(held.requests) == 1  # asked once: the reload followed the job
     msgs = _messages(data)
     assert [r for r, _ in msgs] == ["user", "assistant"], msgs

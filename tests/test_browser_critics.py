@@ -12,11 +12,9 @@ import pytest
 
 from tests.browser_support import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     _settled,
     _shot,
-    _signed_in,
-    _wait_for_cookie,
+    admin_page,
     ingested,
     streamlit_app,
 )
@@ -75,32 +73,22 @@ def test_an_answer_is_critiqued_from_the_chat_and_its_rounds_are_shown(
            "RAGSCOPE_LLM_MAX_RETRIES": "0", "RAGSCOPE_LLM_TIMEOUT_S": "180"}
     expect.set_options(timeout=180_000)
     with streamlit_app(data, PASSWORD, "server_critics.log", env) as url, \
-            sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
-        page.set_default_timeout(180_000)
-        try:
-            page.goto(url)
-            _settled(page)
-            _signed_in(page, "admin", PASSWORD)
-            _wait_for_cookie(page, "admin", timeout=60)
-            page.goto(f"{url}/chat?session={uuid}")
-            _settled(page)
-            expect(page.get_by_text("port 9000", exact=False).first).to_be_visible()
-            page.get_by_test_id("stExpander").filter(has_text="Critiques").first.click()
-            page.get_by_role("button", name="Critique this answer").click()
-            expect(page.get_by_text("revised after 2 round(s)", exact=False).first
-                   ).to_be_visible()
-            _settled(page)
-            critiques = page.get_by_test_id("stExpander").filter(has_text="Critiques").first
-            if not critiques.get_by_text("Round 2", exact=False).first.is_visible():
-                critiques.get_by_text("revised after 2 round(s)", exact=False).first.click()
-            for shown in ("Fact checker", "port 9000 is not in source 1", "say 8443",
-                          "Round 1", "Round 2", "port 8443"):
-                expect(critiques.get_by_text(shown, exact=False).first).to_be_visible()
-            _shot(page, "chat_critique_rounds")
-        finally:
-            browser.close()
+            sync_playwright() as p, admin_page(p, url, PASSWORD) as page:
+        page.goto(f"{url}/chat?session={uuid}")
+        _settled(page)
+        expect(page.get_by_text("port 9000", exact=False).first).to_be_visible()
+        page.get_by_test_id("stExpander").filter(has_text="Critiques").first.click()
+        page.get_by_role("button", name="Critique this answer").click()
+        expect(page.get_by_text("revised after 2 round(s)", exact=False).first
+               ).to_be_visible()
+        _settled(page)
+        critiques = page.get_by_test_id("stExpander").filter(has_text="Critiques").first
+        if not critiques.get_by_text("Round 2", exact=False).first.is_visible():
+            critiques.get_by_text("revised after 2 round(s)", exact=False).first.click()
+        for shown in ("Fact checker", "port 9000 is not in source 1", "say 8443",
+                      "Round 1", "Round 2", "port 8443"):
+            expect(critiques.get_by_text(shown, exact=False).first).to_be_visible()
+        _shot(page, "chat_critique_rounds")
     # round 1: three critics, the revision, round 2: three critics — the exact flow
     assert len(srv.requests) == 7, [last_prompt(b)[:60] for b in srv.requests]
     assert WRONG.split(" [")[0] in last_prompt(srv.requests[0])

@@ -118,6 +118,14 @@ class SearchRepair(_Strict):
         return self
 
 
+def _only_known(v: dict, known, what: str) -> dict:
+    """`v` when each of its keys is one of `known`; else the error naming the others."""
+    unknown = sorted(set(v) - set(known))
+    if unknown:
+        raise ValueError(f"unknown {what} {', '.join(unknown)}; known: {', '.join(known)}")
+    return v
+
+
 class Intents(_Strict):
     version: int = 1
     extract_cues: dict[str, Cues]
@@ -127,20 +135,12 @@ class Intents(_Strict):
     @field_validator("extract_cues")
     @classmethod
     def _extractors(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = sorted(set(v) - set(EXTRACTOR_NAMES))
-        if unknown:
-            raise ValueError(f"unknown extractor(s) {', '.join(unknown)}; known: "
-                             f"{', '.join(EXTRACTOR_NAMES)}")
-        return v
+        return _only_known(v, EXTRACTOR_NAMES, "extractor(s)")
 
     @field_validator("doc_type_cues")
     @classmethod
     def _kinds(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = sorted(set(v) - set(DOC_KIND_NAMES))
-        if unknown:
-            raise ValueError(f"unknown document kind(s) {', '.join(unknown)}; known: "
-                             f"{', '.join(DOC_KIND_NAMES)}")
-        return v
+        return _only_known(v, DOC_KIND_NAMES, "document kind(s)")
 
     @field_validator("singular_cues")
     @classmethod
