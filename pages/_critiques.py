@@ -22,6 +22,8 @@ def status_badge(status: str) -> str:
         return ":blue-badge[revised]"
     if status == "failed":
         return ":red-badge[failed]"
+    if status == "interrupted":
+        return ":orange-badge[interrupted]"
     return ":gray-badge[running]"
 
 

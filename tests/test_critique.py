@@ -250,3 +250,29 @@ def test_the_stylist_checks_against_the_sessions_author_profile(answered):
     critique.critique_message(rs, Actor("alice", "viewer"), mid, rounds=0)
     stylist = _prompt(srv.requests[1])
     assert "grundsätzlich" in stylist and "12" in stylist
+
+
+def test_a_run_left_running_by_a_dead_process_reads_as_interrupted(answered):
+    """A process killed during its rounds leaves the run `running`; once nothing was stored
+    for longer than one LLM step may take, readers show it as interrupted with the reason,
+    while a run that is still within that time stays running."""
+    from datetime import datetime, timedelta, timezone
+
+    rs, _srv, mid = answered(llm_timeout_s=30, llm_connect_timeout_s=5)
+    alice = Actor("alice", "viewer")
+    old = datetime.now(timezone.utc) - timedelta(minutes=10)
+    with rs.store.session() as s:
+        dead = CritiqueRun(message_id=mid, text_hash="x", original_text=WRONG, status="running",
+                           user="alice", created_at=old)
+        s.add(dead)
+        s.flush()
+        s.add(ContentCritique(run_id=dead.id, round=1, critic_name="Fact checker",
+                              critic_type="llm", threshold=7, created_at=old))
+        s.add(CritiqueRun(message_id=mid, text_hash="y", original_text=WRONG, status="running",
+                          user="alice"))
+    shown = critique.runs_of_messages(rs, alice, [mid])[mid]
+    assert [r["status"] for r in shown] == ["running", "interrupted"]
+    assert "stopped before it finished" in shown[1]["error"]
+    assert [r["status"] for r in critique.recent_runs(rs, alice)] == ["running", "interrupted"]
+    with rs.store.session() as s:  # the stored row is not rewritten by reading it
+        assert s.get(CritiqueRun, shown[1]["id"]).status == "running"

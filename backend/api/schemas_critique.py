@@ -36,7 +36,7 @@ class CritiqueOut(BaseModel):
     id: int
     message_id: int | None
     kind: str
-    status: Literal["running", "validated", "revised", "failed"]
+    status: Literal["running", "validated", "revised", "failed", "interrupted"]
     rounds: int
     max_rounds: int
     provider: str

@@ -220,6 +220,13 @@ def load_sources_file(path: str | Path) -> list[dict]:
         raise CritiqueInputError("sources", f"{p}: {e}") from None
 
 
+def stale_after_s(settings) -> float:
+    """How long one stored step of a run (a critique, a revision) may take at most: one LLM
+    call with its retries, each allowed its connect and read timeout, plus a minute."""
+    per_try = settings.llm_connect_timeout_s + settings.llm_timeout_s
+    return per_try * (settings.llm_max_retries + 1) + 60.0
+
+
 def runs_of_messages(rs, actor: Actor | None, message_ids: list[int]) -> dict[int, list[dict]]:
     """Each answer's critique runs, newest first, for the answers the caller may read."""
     if actor is None or not message_ids:
@@ -229,7 +236,7 @@ def runs_of_messages(rs, actor: Actor | None, message_ids: list[int]) -> dict[in
                          .join(ChatSession, ChatSession.id == ChatMessage.session_id)
                          .where(ChatMessage.id.in_([int(i) for i in message_ids]))).all()
         mine = [mid for mid, sess in rows if _may_read(actor, sess)]
-        return store_runs.runs_of_messages(s, mine)
+        return store_runs.runs_of_messages(s, mine, stale_after_s(rs.settings))
 
 
 def recent_runs(rs, actor: Actor | None, *, limit: int = 50) -> list[dict]:
@@ -237,4 +244,5 @@ def recent_runs(rs, actor: Actor | None, *, limit: int = 50) -> list[dict]:
     actor = access.require(actor, "view")
     with rs.store.session() as s:
         return store_runs.recent_runs(s, limit=limit,
-                                      user=None if _is_admin(actor) else chat_user(actor))
+                                      user=None if _is_admin(actor) else chat_user(actor),
+                                      stale_after_s=stale_after_s(rs.settings))
