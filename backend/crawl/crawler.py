@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterator
@@ -31,8 +30,9 @@ from backend.crawl.render import PageRenderer
 from backend.crawl.guard import UrlGuard
 from backend.crawl.robots import RobotsCache, origin
 from backend.crawl.runs import Event, Progress
+from backend.crawl.frontier import HostGate, Task, _Fetched
 from backend.crawl.scope import Scope, extract_links, has_credentials, normalize_url
-from backend.crawl.sitemap import discover, parse_lastmod
+from backend.crawl.sitemap import discover
 from backend.ingest.records import IngestItem, IngestProgress
 from backend.ingest.service import Ingestor
 from backend.store.crawl_models import CrawlSource
@@ -42,53 +42,6 @@ log = logging.getLogger(__name__)
 ProgressCallback = Callable[[Progress], None]
 MAX_ROBOTS_DELAY_S = 30.0
 FRONTIER_SAVE_S = 2.0
-
-
-@dataclass
-class _Fetched:
-    """What the crawler remembers about a page while it is being ingested."""
-    task: "Task"
-    state: dict
-    sha: str
-    status: int | None
-    size: int
-
-
-@dataclass
-class Task:
-    url: str
-    depth: int
-    lastmod: datetime | None = None
-
-    def to_json(self) -> list:
-        return [self.url, self.depth, self.lastmod.isoformat() if self.lastmod else None]
-
-    @classmethod
-    def from_json(cls, item: list) -> "Task":
-        return cls(item[0], int(item[1]), parse_lastmod(item[2]) if len(item) > 2 else None)
-
-
-class HostGate:
-    """At most `per_host` requests to a host at once, starts at least `delay` apart."""
-
-    def __init__(self, per_host: int):
-        self.per_host = per_host
-        self._lock = threading.Lock()
-        self._sems: dict[str, threading.Semaphore] = {}
-        self._next: dict[str, float] = {}
-
-    @contextmanager
-    def slot(self, host: str, delay: float) -> Iterator[None]:
-        with self._lock:
-            sem = self._sems.setdefault(host, threading.Semaphore(self.per_host))
-        with sem:
-            with self._lock:
-                now = time.monotonic()
-                start = max(now, self._next.get(host, now))
-                self._next[host] = start + delay
-            if start > now:
-                time.sleep(start - now)
-            yield
 
 
 class CrawlRunner:
