@@ -55,7 +55,8 @@ _DATE = re.compile(
     rf"(?:,?\s\d{{4}})?|{_MONTH}\s\d{{1,2}}(?!\d)(?:st|nd|rd|th)?(?:,\s?\d{{4}})?|"
     rf"{_MONTH}\s\d{{4}}|"
     rf"\d{{1,2}}\.\d{{1,2}}\.\d{{2,4}}|\d{{4}}-\d\d-\d\d|Q[1-4]\s?\d{{4}}|"
-    rf"\d\.\s?(?:Quartal|Halbjahr)\s\d{{4}}|{_WEEKDAY})"
+    rf"\d\.\s?(?:Quartal|Halbjahr)\s\d{{4}}|{_WEEKDAY}|"
+    rf"(?:Frühjahr|Frühling|Sommer|Herbst|Winter|spring|summer|autumn)\s\d{{4}})"
     rf"(?:,?\s(?:(?:um|at|ab|from|von)\s)?(?:{_TIME}))?(?:\s?(?:–|-|bis|to)\s?(?:{_TIME}))?"
     rf"|\b(?:{_TIME})(?:\s?(?:–|-|bis|to)\s?(?:{_TIME}))?", re.I)
 _YEAR_ONLY = re.compile(r"^(?:19|20)\d\d$")
