@@ -58,6 +58,22 @@ def _previous_helps(a: Assessment) -> bool:
         a.top.features["lex"] < 0.5
 
 
+# a labelled paragraph: "Lieferverzug der Edelstahlbecken: Der Hersteller … verschoben."
+_LABEL = re.compile(r"^([A-ZÄÖÜ][\w-]*(?: [\w-]+){0,5}):\s")
+
+
+def _labelled(a: Assessment) -> bool:
+    """Quote the previous sentence too when it opens a labelled paragraph whose label the
+    chosen (second) sentence does not repeat: the label names what that sentence is about
+    ("Lieferverzug der Edelstahlbecken: … Verantwortlich für die Nachverfolgung ist
+    Benedikt Kramer." answers "Für welches Risiko ist er verantwortlich?")."""
+    top = a.top.candidate
+    if top.kind != "sentence" or not top.previous or top.before != top.previous:
+        return False
+    m = _LABEL.match(top.previous)
+    return m is not None and m.group(1).casefold() not in top.text.casefold()
+
+
 def _following(a: Assessment) -> Scored | None:
     """The sentence after the chosen one, quoted too when the chosen sentence lacks what the
     question asks for (a value, a duration, a name) and the next one has it or continues the
@@ -81,7 +97,7 @@ def compose(a: Assessment, evidence: list[Evidence] | None = None) -> str:
         return nothing_found(a.question.language)
     top = a.top.candidate
     nxt = _following(a)
-    return compose_answer(a.question, top, top.previous if _previous_helps(a) else "",
+    return compose_answer(a.question, top, top.previous if _previous_helps(a) or _labelled(a) else "",
                           nxt.candidate if nxt is not None else None,
                           evidence or [])
 

@@ -55,7 +55,8 @@ _DATE = re.compile(
     rf"(?:,?\s\d{{4}})?|{_MONTH}\s\d{{1,2}}(?!\d)(?:st|nd|rd|th)?(?:,\s?\d{{4}})?|"
     rf"{_MONTH}\s\d{{4}}|"
     rf"\d{{1,2}}\.\d{{1,2}}\.\d{{2,4}}|\d{{4}}-\d\d-\d\d|Q[1-4]\s?\d{{4}}|"
-    rf"\d\.\s?(?:Quartal|Halbjahr)\s\d{{4}}|{_WEEKDAY})"
+    rf"\d\.\s?(?:Quartal|Halbjahr)\s\d{{4}}|{_WEEKDAY}|"
+    rf"(?:Frühjahr|Frühling|Sommer|Herbst|Winter|spring|summer|autumn)\s\d{{4}})"
     rf"(?:,?\s(?:(?:um|at|ab|from|von)\s)?(?:{_TIME}))?(?:\s?(?:–|-|bis|to)\s?(?:{_TIME}))?"
     rf"|\b(?:{_TIME})(?:\s?(?:–|-|bis|to)\s?(?:{_TIME}))?", re.I)
 _YEAR_ONLY = re.compile(r"^(?:19|20)\d\d$")
@@ -257,7 +258,20 @@ def _closeness(sp: Span, text: str, anchors: list[tuple[int, int]]) -> float:
     return total
 
 
-def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool) -> float:
+_CELL_LABEL = re.compile(r"(?:^|;\s)([^;:]{1,40}):\s*$")
+
+
+def _named_column(before: str, question: str) -> bool:
+    """The value stands in a table row under a header label the question names verbatim
+    ("Parameter: Refrigerant charge (R290); HP-6: 0.9 kg; HP-9: 1.3 kg" for "… HP-9?")."""
+    m = _CELL_LABEL.search(before)
+    label = m.group(1).strip() if m else ""
+    return bool(label) and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", question,
+                                     re.I) is not None
+
+
+def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool,
+           q_text: str = "") -> float:
     """Higher is better: closeness to the question's words, the side of a change the
     question asks for (new unless it asks for the earlier value), the part rather than the
     whole ("9,800 of the approximately 31,000"), a figure with its unit."""
@@ -270,6 +284,8 @@ def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool) -
             score += 10 if earlier else -10
         elif _TO.search(before):
             score += -10 if earlier else 10
+    if _named_column(before, q_text):
+        score += 3  # "HP-9: 1.3 kg" in a row, the question naming HP-9
     if _TOTAL.search(before):
         score -= 5  # "Von den geplanten 38,6 km …", "of the approximately 31,000 …"
     elif _PART_AFTER.match(text[sp.end:]) or (
@@ -291,4 +307,4 @@ def value_span(q: Question, text: str) -> Span | None:
     earlier = bool(_EARLIER.search(q.text))
     if q.qtype == "number" and _ASKS_MONEY.search(q.text):  # "Was kostet …": money, if any
         found = [s for s in found if re.search(_CUR, s.text)] or found
-    return max(found, key=lambda s: (_score(s, text, anchors, earlier), -s.start))
+    return max(found, key=lambda s: (_score(s, text, anchors, earlier, q.text), -s.start))

@@ -293,6 +293,24 @@ def own_attribute(q: str, found: Sequence[str]) -> bool:
                                             for x in found)
 
 
+# a code: letters and digits in one word ("F28", "R290", "TX-460", "B2"), not a date or amount
+_CODE = re.compile(r"^(?=.*\d)(?=.*[A-Za-zÄÖÜäöü])[A-Za-zÄÖÜäöü\d-]+$")
+ANSWER_CODES = 2  # codes of the previous answer carried for "it"/"davon"
+
+
+def _refers(found: Sequence[str]) -> bool:
+    return any(x.startswith("pronoun") for x in found)
+
+
+def answer_codes(answer: str, question: str) -> list[str]:
+    """The codes the previous answer quoted that its question did not name: what "it" or
+    "davon" stands for ("Lockout fault F28" -> F28 for "Who fixed it?"; "refrigerant R290"
+    -> R290 for "Und wie viel davon enthält die HP-9?")."""
+    asked = {w.lower() for w in words(question)}
+    found = [w for w in words(answer) if _CODE.match(w) and w.lower() not in asked]
+    return list(dict.fromkeys(found))[:ANSWER_CODES]
+
+
 _COMPANY = {"GmbH", "AG", "KG", "eG", "SE", "Ltd", "plc", "Inc", "LLP", "LLC", "Co", "e.V"}
 
 
@@ -332,6 +350,8 @@ def rewrite(q: str, turns: Sequence[Turn], *, language: str = "",
     if low & _PERSON and _WHO.search(prev.effective):  # "er" = the person just named
         extra += _names(prev.answer, prev.effective)
         carried = [] if extra else carried  # ... who replaces the previous question
+    elif _refers(found):  # "it", "davon": the entity the previous answer quoted
+        extra += answer_codes(prev.answer, f"{prev.effective} {q}")
     asked = q.strip()
     earlier = None
     focus = prev.documents[0] if prev.documents and not prev.abstained else None
@@ -350,7 +370,7 @@ def rewrite(q: str, turns: Sequence[Turn], *, language: str = "",
         if _YEAR_BEFORE.search(q):
             extra += [str(int(y) - 1) for y in content(prev.effective) if _is_year(y)]
         if extra:  # "before" as a word would match "profit before tax"
-            asked = _EARLIER_EN.sub(" ", asked).strip()
+            asked = re.sub(r"\s+([?.!])", r"\1", " ".join(_EARLIER_EN.sub(" ", asked).split()))
     docs, other, broader = None, None, None
     if focus is not None:
         other = names_other(q, focus) if names_other else None

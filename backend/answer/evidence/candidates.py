@@ -90,11 +90,15 @@ def _row_text(cells: list[str], header: list[str] | None) -> str:
     return out + "."
 
 
+# a model or product code as a column label ("Parameter | HP-6 | HP-9 | HP-12")
+_CODE_LABEL = re.compile(r"^[A-Za-zÄÖÜäöü]{1,6}[- ]?\d{1,4}[A-Za-z]?$")
+
+
 def _is_header(cells: list[str]) -> bool:
-    """The first row of a table is its header unless it holds figures; years are labels
-    ("Key figure | 2023 | 2022")."""
-    return not any(re.search(r"\d", c) and not _YEAR.match(c) for c in cells) \
-        and not all(_YEAR.match(c) for c in cells)
+    """The first row of a table is its header unless it holds figures; years and model
+    codes are labels ("Key figure | 2023 | 2022", "Parameter | HP-6 | HP-9")."""
+    return not any(re.search(r"\d", c) and not _YEAR.match(c) and not _CODE_LABEL.match(c)
+                   for c in cells) and not all(_YEAR.match(c) for c in cells)
 
 
 def candidates(evidence: list[Evidence]) -> list[Candidate]:

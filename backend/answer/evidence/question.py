@@ -60,12 +60,16 @@ _DURATION = re.compile(rf"\b{_NUM}\s+{_UNITS}\b|\b(?:jährlich|täglich|monatlic
                        r"quarter|quartal|halbjahr)\b", re.I)
 _MONTHS = ("januar februar märz april mai juni juli august september oktober november dezember "
            "january february march may june july october december").split()
+# a season of a year: "im Herbst 2026", "in spring 2025"
+_SEASON = (r"\b(?:frühjahr|frühling|sommer|herbst|winter|spring|summer|autumn)\s+"
+           r"(?:19|20)\d\d\b")
 _DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})\b|\b\d{{1,2}}\.\d{{1,2}}\.\d{{2,4}}\b|"
                    r"\b\d{4}-\d\d-\d\d\b|\b\d{1,2}:\d\d\b|\b(?:montag|dienstag|mittwoch|"
                    r"donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|"
-                   r"friday|saturday|sunday|dienstags|montags)\b|\bQ[1-4]\b", re.I)
+                   r"friday|saturday|sunday|dienstags|montags)\b|\bQ[1-4]\b|" + _SEASON, re.I)
 _UNIT_KEY = re.compile(r"[a-z]_(?:ms|s|sec|secs|seconds|minutes|hours|days)\b")
-_LENGTH = re.compile(rf"\b{_NUM}\s+(?:kilometres|kilometers|km|metres|meters|meter|m)\b", re.I)
+_LENGTH = re.compile(rf"\b{_NUM}\s+(?:kilometres|kilometers|kilometern?|km|metres|meters|"
+                     r"metern?|m)\b", re.I)
 # A name: a title before a capitalised word, or two capitalised words that are not an article
 # plus a noun ("Die Datenschutzbeauftragte") nor a noun ending in a common suffix; or a firm.
 _PERSON = re.compile(
