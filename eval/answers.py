@@ -35,7 +35,8 @@ from typing import Callable
 
 from backend.errors import ConfigError
 from eval.answer_set import AnswerGoldenset, AnswerQuestion
-from eval.generation_metrics import aggregate_generation, answer_support, generation_metrics
+from eval.generation_metrics import (aggregate_generation, answer_support, generation_metrics,
+                                     warm_up)
 from eval.goldenset import GoldensetError
 
 INVENTORY_MIN_PRECISION = 0.75
@@ -267,6 +268,7 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
     if not questions:
         raise GoldensetError(f"answer goldenset '{gs.name}' has no questions in split {split!r}")
     report = AnswerReport(gs, provider, split, [], max_tokens=max_tokens)
+    first = None  # the availability check's answer is the first question's measurement
     if answer is None:
         from backend.chat.service import ChatService, SessionSettings
 
@@ -276,6 +278,7 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
                               **({"max_tokens": max_tokens} if max_tokens else {}),
                               **({"context_limit": context_limit} if context_limit else {}))
         svc = ChatService(rs)
+        warm_up(rs, provider)  # the model loaded before the first question is timed
         answer = lambda text: chat_answer(svc, text, cfg)  # noqa: E731
         first = answer(questions[0].question)
         if first.fallback:
@@ -284,7 +287,7 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
     langs = document_languages(rs)
     t0 = time.perf_counter()
     for i, q in enumerate(questions, 1):
-        a = answer(q.question)
+        a = first if i == 1 and first is not None else answer(q.question)
         report.results.append(QuestionResult(q, a, score(q, a, langs)))
         if on_result:
             on_result(report.results[-1])

@@ -109,6 +109,10 @@ def warm_up(rs, provider: str) -> None:
     """Start the local model's server before the first question is timed, so the first
     question's first token does not include loading the model (printed by bench_local_llm)."""
     if provider == "local":
+        from backend.errors import ConfigError, ProviderUnavailable
         from backend.llm.local import shared_server
 
-        shared_server(rs.settings)
+        try:
+            shared_server(rs.settings)
+        except ProviderUnavailable as e:
+            raise ConfigError(f"provider 'local' is unavailable ({e}); nothing measured") from e
