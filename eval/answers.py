@@ -35,6 +35,8 @@ from typing import Callable
 
 from backend.errors import ConfigError
 from eval.answer_set import AnswerGoldenset, AnswerQuestion
+from eval.generation_metrics import (aggregate_generation, answer_support, generation_metrics,
+                                     warm_up)
 from eval.goldenset import GoldensetError
 
 INVENTORY_MIN_PRECISION = 0.75
@@ -104,6 +106,11 @@ class Answer:
     fallback: bool = False
     notice: str | None = None
     mode: str = "answer"
+    tokens_output: int | None = None
+    support: list[dict] | None = None  # the chat's per-sentence support check, if it ran
+    uncited: int = 0  # sentences without a citation
+    provider: str = ""  # who wrote the answer ("extractive" also for a gate's decline)
+    tokens_input: int | None = None  # the prompt's tokens
 
 
 @dataclass
@@ -135,6 +142,7 @@ def score(q: AnswerQuestion, a: Answer, doc_languages: dict[str, str] | None = N
                            "retrieval_ms": a.retrieval_ms}
     if a.first_token_ms is not None:
         m["first_token_ms"] = a.first_token_ms
+    m.update(generation_metrics(a))
     if q.type == "answerable":
         m["correct"] = float(not declined and contains_answer(a.text, q.answers))
         m["exact"] = float(not declined and exact_match(a.text, q.answers))
@@ -201,6 +209,7 @@ def aggregate(results: list[QuestionResult]) -> dict[str, float]:
     out["latency_p50_ms"], out["latency_p95_ms"] = _pct(lat, 0.5), _pct(lat, 0.95)
     out["first_token_p50_ms"], out["first_token_p95_ms"] = _pct(first, 0.5), _pct(first, 0.95)
     out["retrieval_p50_ms"] = _pct([r.answer.retrieval_ms for r in results], 0.5)
+    out.update(aggregate_generation([r.metrics for r in results]))
     return out
 
 
@@ -215,9 +224,11 @@ def chat_answer(svc, question: str, cfg) -> Answer:
         if isinstance(ev, Generated):
             gen = ev
     assert gen is not None
+    support, uncited = answer_support(gen.citations)
     return Answer(gen.text, gen.sources, {e.n: e.text for e in gen.evidence},
                   gen.mode == "abstained", gen.latency_ms, gen.first_token_ms,
-                  gen.retrieval_ms, gen.trace_id, gen.fallback, gen.notice, gen.mode)
+                  gen.retrieval_ms, gen.trace_id, gen.fallback, gen.notice, gen.mode,
+                  gen.tokens_output, support, uncited, gen.provider, gen.tokens_input)
 
 
 def document_languages(rs) -> dict[str, str]:
@@ -247,7 +258,9 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
                      split: str = "all", collections: list[str] | None = None,
                      answer: Callable[[str], Answer] | None = None,
                      on_progress: Progress | None = None,
-                     max_tokens: int | None = None) -> AnswerReport:
+                     max_tokens: int | None = None, context_limit: int | None = None,
+                     on_result: Callable[[QuestionResult], None] | None = None
+                     ) -> AnswerReport:
     """Answer every question of the split and score it. `answer` replaces the chat path (the
     baseline measurement uses it); by default a ChatService answers with `provider` at
     temperature 0 (`max_tokens`: the answer length limit, default the session default)."""
@@ -255,14 +268,17 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
     if not questions:
         raise GoldensetError(f"answer goldenset '{gs.name}' has no questions in split {split!r}")
     report = AnswerReport(gs, provider, split, [], max_tokens=max_tokens)
+    first = None  # the availability check's answer is the first question's measurement
     if answer is None:
         from backend.chat.service import ChatService, SessionSettings
 
         check_provider(rs, provider)
         colls = collections or ([gs.collection] if gs.collection else [])
         cfg = SessionSettings(provider=provider, collections=colls, temperature=0.0,
-                              **({"max_tokens": max_tokens} if max_tokens else {}))
+                              **({"max_tokens": max_tokens} if max_tokens else {}),
+                              **({"context_limit": context_limit} if context_limit else {}))
         svc = ChatService(rs)
+        warm_up(rs, provider)  # the model loaded before the first question is timed
         answer = lambda text: chat_answer(svc, text, cfg)  # noqa: E731
         first = answer(questions[0].question)
         if first.fallback:
@@ -271,8 +287,10 @@ def evaluate_answers(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
     langs = document_languages(rs)
     t0 = time.perf_counter()
     for i, q in enumerate(questions, 1):
-        a = answer(q.question)
+        a = first if i == 1 and first is not None else answer(q.question)
         report.results.append(QuestionResult(q, a, score(q, a, langs)))
+        if on_result:
+            on_result(report.results[-1])
         if on_progress:
             on_progress(i, len(questions), q.id)
     report.duration_s = round(time.perf_counter() - t0, 3)

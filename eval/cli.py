@@ -74,6 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--max-tokens", type=int, default=None,
                     help="answer length limit for generative providers (default: the chat "
                          "session default)")
+    an.add_argument("--sample", type=int, default=None, metavar="N",
+                    help="a deterministic subset of N questions of the split, stratified by "
+                         "kind (answerable, near miss, inventory, follow-up) and language "
+                         "pair; the same for every provider (eval/answer_subset.py)")
+    an.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    an.add_argument("--compare", action="append", metavar="PROVIDER",
+                    help="also answer the same questions with this provider (repeatable), "
+                         "e.g. --provider local --compare extractive")
+    an.add_argument("--context-limit", type=int, default=None, metavar="K",
+                    help="sources given to the answerer (default: the session default, 5); "
+                         "source length: RAGSCOPE_CHAT_SOURCE_CHARS")
+    an.add_argument("--rows", metavar="FILE",
+                    help="append one JSON line per answered question (metrics, answer, "
+                         "flagged sentences) as it is answered")
     an.add_argument("--label", help="a note stored with the run")
     an.add_argument("--no-store", action="store_true", help="do not store the run")
     an.add_argument("--misses", action="store_true",

@@ -100,24 +100,13 @@ def cmd_run(a) -> int:
     return 0
 
 
-def _answer_report(a, rs, bar):
+def _answer_reports(a, rs) -> list:
     """The answer goldenset file, or the unseen benchmark (ingested into collection `unseen`
-    first when needed), answered and scored."""
-    from eval.answer_set import load_answer_goldenset
-    from eval.answers import evaluate_answers
+    first when needed), answered and scored by each provider on the same questions
+    (eval/answer_runs.py)."""
+    from eval.answer_runs import run
 
-    if a.benchmark == "unseen":
-        from eval.unseen_bench import ensure_ingested, evaluate_unseen
-        from eval.unseen_set import load_unseen
-
-        gs = load_unseen(a.split)  # the reporting path: the only caller that may pass "test"
-        for note in ensure_ingested(rs):
-            _err(f"note: {note}")
-        return evaluate_unseen(rs, gs, provider=a.provider, split=a.split, on_progress=bar,
-                               max_tokens=a.max_tokens)
-    return evaluate_answers(rs, load_answer_goldenset(a.goldenset), provider=a.provider,
-                            split=a.split, collections=_names(a.collection) or None,
-                            on_progress=bar, max_tokens=a.max_tokens)
+    return run(a, rs, lambda: _Progress(a.quiet, "question"))
 
 
 def _print_misses(report) -> None:
@@ -146,17 +135,24 @@ def cmd_answers(a) -> int:
 
     _check_answer_args(a)
     rs = _rs()
-    bar = _Progress(a.quiet, "question")
-    report = _answer_report(a, rs, bar)
-    bar.close()
-    gs = report.goldenset
-    for w in report.warnings:
-        _err(f"warning: {w}")
-    run_id = None if a.no_store else save_answer_report(rs, report, label=a.label or "")
+    reports = _answer_reports(a, rs)
+    for report in reports:
+        for w in report.warnings:
+            _err(f"warning: {w}")
+    run_ids = [None if a.no_store else save_answer_report(rs, r, label=a.label or "")
+               for r in reports]
     if a.json:
-        print(json.dumps(report.metrics, indent=2))
+        out = reports[0].metrics if len(reports) == 1 else {
+            r.provider: r.metrics for r in reports}
+        print(json.dumps(out, indent=2))
         return 0
-    m = report.metrics
+    for report, run_id in zip(reports, run_ids):
+        _print_answer_report(a, report, run_id)
+    return 0
+
+
+def _print_answer_report(a, report, run_id) -> None:
+    gs, m = report.goldenset, report.metrics
     print(f"answer goldenset {gs.name}, provider {report.provider}, split {report.split}: "
           f"{int(m['questions'])} questions ({int(m['answerable'])} answerable, "
           f"{int(m['unanswerable'])} unanswerable, {int(m['inventory'])} inventory)")
@@ -167,7 +163,6 @@ def cmd_answers(a) -> int:
         _print_misses(report)
     if run_id is not None:
         print(f"stored as run {run_id}")
-    return 0
 
 
 def cmd_routing(a) -> int:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from eval.answer_set import AnswerGoldenset, AnswerQuestion, Support
 from eval.answers import Answer, AnswerReport, QuestionResult, aggregate, check_provider, score
+from eval.generation_metrics import answer_support, warm_up
 from eval.goldenset import GoldensetError
 from eval.unseen_set import COLLECTION, DOCUMENTS_DIR, LANGUAGES
 
@@ -166,12 +167,15 @@ def ask_dialogue(svc, q: AnswerQuestion, settings: dict, *, keep_session: bool =
     params, stages = _route_stage(rs, msg.trace_id)
     if not keep_session:
         svc.delete_session(sess.uuid)
+    support, uncited = answer_support(msg.citations)
     answer = Answer(msg.content, msg.sources, contexts,
                     abstained=bool((msg.citations or {}).get("abstained")),
                     latency_ms=latency, first_token_ms=msg.first_token_ms,
                     retrieval_ms=msg.retrieval_ms or 0.0, trace_id=msg.trace_id,
                     fallback=msg.fallback, notice=msg.notice,
-                    mode="analysis" if params.get("route") == "analysis" else "answer")
+                    mode="analysis" if params.get("route") == "analysis" else "answer",
+                    tokens_output=msg.tokens_output, support=support, uncited=uncited,
+                    provider=msg.provider, tokens_input=msg.tokens_input)
     return answer, route_labels(params, stages, msg.model, q.question)
 
 
@@ -230,7 +234,9 @@ def aggregate_unseen(results: list[QuestionResult], originals: dict[str, AnswerQ
 
 def evaluate_unseen(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
                     split: str = "all", on_progress: Progress | None = None,
-                    max_tokens: int | None = None, keep_sessions: bool = False
+                    max_tokens: int | None = None, keep_sessions: bool = False,
+                    context_limit: int | None = None,
+                    on_result: Callable[[QuestionResult], None] | None = None
                     ) -> AnswerReport:
     """Ask every question of `gs` (already the chosen split) through chat sessions and score
     the last turns. The report's results hold the scored form of each question."""
@@ -240,8 +246,10 @@ def evaluate_unseen(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
         raise GoldensetError(f"answer goldenset '{gs.name}' has no questions")
     check_provider(rs, provider)
     settings = {"provider": provider, "collections": [gs.collection or COLLECTION],
-                "temperature": 0.0, **({"max_tokens": max_tokens} if max_tokens else {})}
+                "temperature": 0.0, **({"max_tokens": max_tokens} if max_tokens else {}),
+                **({"context_limit": context_limit} if context_limit else {})}
     svc = ChatService(rs)
+    warm_up(rs, provider)
     report = AnswerReport(gs, provider, split, [], max_tokens=max_tokens)
     originals = {q.id: q for q in gs.questions}
     t0 = time.perf_counter()
@@ -250,6 +258,8 @@ def evaluate_unseen(rs, gs: AnswerGoldenset, *, provider: str = "extractive",
         r = QuestionResult(scored_question(q), a, unseen_metrics(q, a, labels))
         r.route_taken = "+".join(labels)  # shown by --misses
         report.results.append(r)
+        if on_result:
+            on_result(r)
         if on_progress:
             on_progress(i, len(gs.questions), q.id)
     report.duration_s = round(time.perf_counter() - t0, 3)

@@ -28,6 +28,7 @@ from backend.llm.base import Evidence
 MIN_OVERLAP = 0.6
 MIN_SIMILARITY = 0.75
 _CITE = re.compile(r"\[(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\]")
+_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -59,7 +60,7 @@ def check_support(answer: str, evidence: list[Evidence], encoder: Encoder | None
             cited = [by_n[n] for n in dict.fromkeys(nums) if n in by_n]
             if not cited:
                 continue
-            claim = _CITE.sub("", sent).strip()
+            claim = _BEFORE_PUNCT.sub(r"\1", _CITE.sub("", sent)).strip()  # "x [1]." -> "x."
             out.append(_support(claim, cited, encoder, language))
     return out
 
