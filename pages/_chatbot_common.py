@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from backend.chatbots.service import ChatbotService
-from pages._common import get_rs, settings
+from pages._common import get_rs, settings_json
 from pages._crawl_common import get_console
 
 
@@ -16,7 +16,7 @@ def _bots(settings_json: str) -> ChatbotService:
 
 
 def get_bots() -> ChatbotService:
-    return _bots(settings().model_dump_json())
+    return _bots(settings_json())
 
 
 def sources_rows(sources: list[dict]) -> list[dict]:

@@ -12,6 +12,8 @@ from backend.security import access, auth, sessions, upload_gate
 from backend.services import documents as docs
 from backend.services import system
 from backend.config import Settings
+from backend.config.current import current as current_settings
+from backend.config.current import current_json as current_settings_json
 from backend.errors import RagscopeError
 from backend.security.display import safe_text  # noqa: F401  (names: control/bidi chars escaped)
 from backend.security.safe_markdown import md_escape, md_text  # noqa: F401  (the pages' escaping)
@@ -25,7 +27,14 @@ LISTING_TTL_S = 30
 
 
 def settings() -> Settings:
-    return Settings()
+    """The settings of the environment as it is now (built once per distinct RAGSCOPE_*
+    environment: backend/config/current.py)."""
+    return current_settings()
+
+
+def settings_json() -> str:
+    """`settings().model_dump_json()`, the key of the process's cached services."""
+    return current_settings_json()
 
 
 @st.cache_resource(show_spinner=False)
@@ -35,7 +44,7 @@ def _ragscope(settings_json: str) -> Ragscope:
 
 def get_rs() -> Ragscope:
     """The Ragscope service for the current settings (one per process and configuration)."""
-    return _ragscope(settings().model_dump_json())
+    return _ragscope(settings_json())
 
 
 def data_key(rs: Ragscope) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from backend.ui import crawl as crawl_ui
-from pages._common import get_rs, settings
+from pages._common import get_rs, settings_json
 
 
 @st.cache_resource(show_spinner=False)
@@ -17,4 +17,4 @@ def _console(settings_json: str) -> crawl_ui.CrawlConsole:
 
 def get_console() -> crawl_ui.CrawlConsole:
     """The crawl service (and this process's scheduler) for the current settings."""
-    return _console(settings().model_dump_json())
+    return _console(settings_json())
