@@ -44,6 +44,7 @@ def _cases(token: str) -> list[tuple[str, dict]]:
         ("other scheme", {"json": GOOD, "headers": {"Authorization": "Basic eDp5"}}),
         ("bad JSON, no token", {"content": b"{not json", "headers": json_h}),
         ("bad JSON", {"content": b"{not json", "headers": {**json_h, **auth}}),
+        ("not UTF-8", {"content": b'{"query": "\xff\xfe"}', "headers": {**json_h, **auth}}),
         ("unknown query parameter, no token", {"json": GOOD, "params": {"colection": "x"}}),
         ("unknown query parameter", {"json": GOOD, "params": {"x": "1"}, "headers": auth}),
         ("bad field, no token", {"json": {"query": "x", "limit": 0}}),

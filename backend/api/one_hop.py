@@ -22,7 +22,7 @@ import email.message
 import json
 from typing import Any, Callable
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from fastapi._compat import Undefined
 from fastapi.dependencies.utils import request_body_to_args
 from fastapi.exceptions import RequestValidationError, ResponseValidationError
@@ -123,4 +123,6 @@ async def _json_body(request: Request) -> Any:
                 raise RequestValidationError(
                     [{"type": "json_invalid", "loc": ("body", e.pos), "msg": "JSON decode error",
                       "input": {}, "ctx": {"error": e.msg}}], body=e.doc) from e
+            except Exception as e:  # e.g. not UTF-8: FastAPI's 400
+                raise HTTPException(400, "There was an error parsing the body") from e
     return raw
