@@ -58,20 +58,26 @@ async def known_query(request: Request) -> None:
                                        "msg": "unknown query parameter", "input": None}])
 
 
+def check_role(actor: Actor, scope: str) -> None:
+    """PermissionDenied (403) unless the actor's token has `scope` (or a higher one)."""
+    if not auth.has_role(actor.role, SCOPE_ROLE[scope]):
+        raise auth.PermissionDenied(f"this endpoint needs a token with the '{scope}' "
+                                    f"scope; the token of {actor.username} has "
+                                    f"{actor.role} rights")
+
+
 def needs(scope: str) -> Callable[..., Actor]:
     """A dependency: the caller's actor, if its token has `scope` (or a higher one)."""
-    role = SCOPE_ROLE[scope]
+    SCOPE_ROLE[scope]  # KeyError for an unknown scope when the route is declared
 
     # async: a sync dependency runs in the thread pool, a hand-off per request that costs
     # more CPU than this check (docs/benchmarks.md, "Server CPU per search")
     async def dependency(actor: Actor = Depends(current_actor)) -> Actor:
-        if not auth.has_role(actor.role, role):
-            raise auth.PermissionDenied(f"this endpoint needs a token with the '{scope}' "
-                                        f"scope; the token of {actor.username} has "
-                                        f"{actor.role} rights")
+        check_role(actor, scope)
         return actor
 
+    dependency.token_scope = scope  # backend/api/one_hop.py runs the check itself
     return dependency
 
 
-__all__ = ["TokenRefused", "actor_for", "current_actor", "needs", "services"]
+__all__ = ["TokenRefused", "actor_for", "check_role", "current_actor", "needs", "services"]

@@ -6,13 +6,13 @@ from typing import Iterator
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
-from starlette.concurrency import run_in_threadpool
 
 from backend.services import search as search_service
 from backend.security.access import Actor
 from backend.api import ask_events, serialise
 from backend.api.deps import known_query, needs, services
 from backend.api.errors import ERROR_RESPONSES
+from backend.api.one_hop import OneHopRoute
 from backend.api.schemas import (
     AskRequest,
     SearchRequest,
@@ -25,43 +25,39 @@ router = APIRouter(prefix="/api", tags=["search"], responses=ERROR_RESPONSES,
                    dependencies=[Depends(known_query)])
 
 
-# The two searches are `async` routes that run their work in one worker thread: a sync
-# route with a response model costs two hand-offs to the thread pool (the route, then
-# FastAPI's validation of the response in another one); here the response is validated on the
-# event loop (pure computation). docs/benchmarks.md, "Server CPU per search over HTTP".
+# The two searches run the token check, the search and the response's validation and JSON in
+# one worker thread (backend/api/one_hop.py; FastAPI's own handler hands off twice: the token
+# check, then the route). docs/benchmarks.md, "Server CPU per search over HTTP".
 
 
-@router.post("/search", response_model=SearchResponse, summary="Ranked passages")
-async def search(body: SearchRequest, request: Request, actor: Actor = Depends(needs("read"))):
+def search(body: SearchRequest, request: Request, actor: Actor = Depends(needs("read"))):
     """Hybrid retrieval (vectors + BM25) within the collections your token may read, with
     every stage's score per hit."""
-    return await run_in_threadpool(_search, services(request), actor, body)
-
-
-def _search(rs, actor: Actor, body: SearchRequest) -> dict:
     params = body.model_dump(exclude={"query", "offset", "limit", "include_trace"},
                              exclude_none=True)
-    page = search_service.search(rs, actor, body.query, offset=body.offset,
+    page = search_service.search(services(request), actor, body.query, offset=body.offset,
                                  limit=body.limit, **params)
     return serialise.search_page(page, include_trace=body.include_trace)
 
 
-@router.post("/smart-search", response_model=SmartSearchResponse,
-             summary="Documents with their best passages")
-async def smart_search(body: SmartSearchRequest, request: Request,
-                       actor: Actor = Depends(needs("read"))):
+def smart_search(body: SmartSearchRequest, request: Request,
+                 actor: Actor = Depends(needs("read"))):
     """Document-centred search: the best documents for the query, each with its best
     passages (section and page); "which documents …" questions list documents. Filters by
     collection, document type and file type."""
-    return await run_in_threadpool(_smart_search, services(request), actor, body)
-
-
-def _smart_search(rs, actor: Actor, body: SmartSearchRequest) -> dict:
     res = search_service.smart_search(
-        rs, actor, body.query, collections=body.collections, doc_types=body.doc_types,
-        file_types=body.file_types, offset=body.offset, limit=body.limit,
-        passages=body.passages, tags=body.tags, categories=body.categories)
+        services(request), actor, body.query, collections=body.collections,
+        doc_types=body.doc_types, file_types=body.file_types, offset=body.offset,
+        limit=body.limit, passages=body.passages, tags=body.tags, categories=body.categories)
     return serialise.smart_result(res)
+
+
+router.add_api_route("/search", search, methods=["POST"], response_model=SearchResponse,
+                     summary="Ranked passages", route_class_override=OneHopRoute)
+router.add_api_route("/smart-search", smart_search, methods=["POST"],
+                     response_model=SmartSearchResponse,
+                     summary="Documents with their best passages",
+                     route_class_override=OneHopRoute)
 
 
 def _events(events: Iterator) -> Iterator[str]:
