@@ -12,6 +12,7 @@ from pathlib import Path
 from eval.answer_set import AnswerGoldenset
 from eval.answer_subset import sample_goldenset, strata_counts, support_language
 from eval.answers import QuestionResult
+from eval.cli_values import names
 
 ROW_METRICS = ("correct", "abstained", "generated", "first_token_ms", "latency_ms", "tokens_input", "tokens_output",
                "tokens_per_s", "support_sentences", "unsupported_sentences",
@@ -80,9 +81,7 @@ def run(a, rs, bar_factory) -> list:
         if a.benchmark == "unseen":
             reports.append(evaluate_unseen(rs, gs, **common))
         else:
-            from eval.commands import _names
-
-            reports.append(evaluate_answers(rs, gs, collections=_names(a.collection) or None,
+            reports.append(evaluate_answers(rs, gs, collections=names(a.collection) or None,
                                             **common))
         bar.close()
     return reports

@@ -12,6 +12,7 @@ from pathlib import Path
 import backend  # noqa: F401  (offline flags, RAGAS_DO_NOT_TRACK before anything heavy)
 from backend.security.access import Scope
 from backend.errors import ConfigError
+from eval.cli_values import names as _names
 
 
 def _rs():
@@ -45,10 +46,6 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-def _names(values: list[str] | None) -> list[str]:
-    return [n.strip() for v in values or [] for n in v.split(",") if n.strip()]
 
 
 def _fmt(v) -> str:

@@ -135,6 +135,23 @@ def open_page(at: AppTest, page: str) -> AppTest:
     return at
 
 
+def ask_on_chat_page(app, data: Path, user: str, question: str, *,
+                     provider: str = "openai") -> tuple[AppTest, str]:
+    """A new chat session of `user` with `provider`, the chat page opened on it and
+    `question` asked there; returns the page and the session's uuid."""
+    from backend.chat.service import ChatService
+
+    rs = Ragscope(Settings(data_dir=data))
+    sess = ChatService(rs).create_session(user, provider=provider)
+    rs.close()
+    at = app(data, user)
+    at.query_params["session"] = sess.uuid
+    open_page(at, "chat")
+    at.chat_input(key="chat.input").set_value(question).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at, sess.uuid
+
+
 def settle_jobs(at: AppTest, data: Path, timeout: float = 180) -> AppTest:
     """Wait until the background jobs the page started (backend/services/background.py) have
     finished, then run the page again: what its poll does once a job is done."""

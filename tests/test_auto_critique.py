@@ -16,7 +16,8 @@ from backend.chat.types import Answered, Critiquing
 from backend.security.access import Actor
 from backend.services import ask_jobs, critique, search
 from tests.fake_llm_support import last_prompt, recorder  # noqa: F401  (fixture)
-from tests.page_support import app, bare, components, open_page, plain, shared_model  # noqa: F401
+from tests.page_support import (app, ask_on_chat_page, bare, components, open_page,  # noqa: F401
+                                plain, shared_model)
 
 SOURCE = "The Lumen Data Gateway listens on port 8443 by default (key gateway.port)."
 WRONG = "The gateway listens on port 9000 by default [1]."
@@ -185,15 +186,10 @@ def test_the_dashboard_chat_shows_the_revision_of_a_question_asked_there(app, ba
     doc = tmp_path / "gateway.md"
     doc.write_text(f"# Gateway\n\n{SOURCE}\n")
     assert all(o.ok for o in Ingestor(rs).ingest_paths([doc], collection="ops"))
-    sess = ChatService(rs).create_session("viewer", provider="openai")
     rs.close()
-    at = app(data, "viewer")
-    at.query_params["session"] = sess.uuid
-    open_page(at, "chat")
-    at.chat_input(key="chat.input").set_value(QUESTION).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at, uuid = ask_on_chat_page(app, data, "viewer", QUESTION)
     rs = Ragscope(Settings(data_dir=data))
-    msgs = ChatService(rs).messages(sess.uuid, scope=Scope.everything(), user="viewer")
+    msgs = ChatService(rs).messages(uuid, scope=Scope.everything(), user="viewer")
     rs.close()
     assert [m.content for m in msgs if m.role == "assistant"] == [RIGHT]
     at.run()

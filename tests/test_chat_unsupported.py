@@ -13,8 +13,8 @@ from backend.config import Settings
 from backend.security.access import Scope
 from backend.services.container import Ragscope
 from tests.fake_llm_support import recorder  # noqa: F401  (fixture)
-from tests.page_support import (app, build_data_dir, components, open_page,  # noqa: F401
-                                plain, shared_model)
+from tests.page_support import (app, ask_on_chat_page, build_data_dir,  # noqa: F401
+                                components, plain, shared_model)
 from tests.sse_support import parse_sse
 
 QUESTION = "What is the default value of storage.retention_days?"
@@ -47,14 +47,7 @@ def data(template, tmp_path):
 
 def test_the_chat_page_flags_the_unsupported_sentence_of_a_generated_answer(
         app, data, model, shared_model):  # noqa: F811
-    rs = Ragscope(Settings(data_dir=data))
-    sess = ChatService(rs).create_session("viewer", provider="openai")
-    rs.close()
-    at = app(data, "viewer")
-    at.query_params["session"] = sess.uuid
-    open_page(at, "chat")
-    at.chat_input(key="chat.input").set_value(QUESTION).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at, uuid = ask_on_chat_page(app, data, "viewer", QUESTION)
     assert model.requests, "the model was asked"
     flagged = [e for e in at.expander if "not supported by the cited source" in e.label]
     assert [plain(e.label) for e in flagged] == [
@@ -63,7 +56,7 @@ def test_the_chat_page_flags_the_unsupported_sentence_of_a_generated_answer(
     assert len(lines) == 1 and "unsupported" in lines[0] and "90 days" in lines[0], lines
     assert "14 to 7 days" not in lines[0]
     rs = Ragscope(Settings(data_dir=data))
-    stored = ChatService(rs).messages(sess.uuid, scope=Scope.everything())[-1]
+    stored = ChatService(rs).messages(uuid, scope=Scope.everything())[-1]
     rs.close()
     assert stored.citations["unsupported_sentences"] == [INVENTED.removesuffix(" [1].") + "."]
 
