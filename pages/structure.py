@@ -1,6 +1,10 @@
-"""Structure: a version's section tree as an expandable tree and as a sunburst or treemap
-(size = characters or chunks); choosing a section shows its text and chunks."""
-import plotly.graph_objects as go
+"""Structure: a version's section tree as a table and, on request, as a sunburst or treemap
+(size = characters or chunks); choosing a section shows its text and chunks.
+
+The chart is behind "Show chart" (remembered for the session): its browser code is Plotly's
+4.6 MB chunk, which took 1-3 s of the browser's main thread on every direct load of this
+page although the table is what one reads first (docs/benchmarks.md, "Dashboard page
+load"). plotly itself is imported only when the chart is shown."""
 import streamlit as st
 
 from backend.services import documents as docs
@@ -58,12 +62,19 @@ def _table_reset() -> None:
     st.session_state[K.STRUCTURE_TABLE_SEEN] = None
 
 
-c1, c2 = st.columns(2)
-size_by = c1.radio("Size by", ["characters", "chunks"], key=K.STRUCTURE_SIZE_BY, horizontal=True)
-chart = c2.radio("Chart", ["sunburst", "treemap"], key=K.STRUCTURE_CHART, horizontal=True)
+show_chart = st.toggle("Show chart", key=K.STRUCTURE_CHART_ON,
+                       help="the section tree as a sunburst or treemap; click a segment to "
+                            "show its section")
+if show_chart:
+    c1, c2 = st.columns(2)
+    size_by = c1.radio("Size by", ["characters", "chunks"], key=K.STRUCTURE_SIZE_BY,
+                       horizontal=True)
+    chart = c2.radio("Chart", ["sunburst", "treemap"], key=K.STRUCTURE_CHART, horizontal=True)
+    tree_col, chart_col = st.columns(2)
+else:
+    tree_col = chart_col = None
 
-tree_col, chart_col = st.columns(2)
-with tree_col:
+with tree_col if tree_col is not None else st.container():
     st.subheader("Sections", anchor=False)
     st.caption(f"{len(nodes) - 1} sections · {tree.subtree_chunks:d} chunks · click a row to "
                "show the section")
@@ -78,7 +89,11 @@ with tree_col:
         st.session_state[K.STRUCTURE_SECTION] = row_pick  # one click shows it
     st.session_state[K.STRUCTURE_TABLE_SEEN] = row_pick
 
-with chart_col:
+
+def _chart() -> None:
+    """The sunburst or treemap in the right column; a clicked segment chooses the section."""
+    import plotly.graph_objects as go
+
     ids, parents, labels, values, hover = [], [], [], [], []
 
     def total(n: docs.SectionNode) -> int:
@@ -115,6 +130,11 @@ with chart_col:
         st.session_state[K.STRUCTURE_SECTION] = picked
         _table_reset()
     st.session_state[K.STRUCTURE_PLOT_SEEN] = picked
+
+
+if chart_col is not None:
+    with chart_col:
+        _chart()
 
 st.divider()
 choice = st.selectbox("Section", list(nodes), key=K.STRUCTURE_SECTION, on_change=_table_reset,

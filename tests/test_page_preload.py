@@ -38,7 +38,8 @@ def test_pages_preload_only_what_their_first_view_shows(tmp_path):
     assert preload.imports_of("DataFrame.aB1.js", tmp_path) == {"DataFrame.aB1.js",
                                                                  "dep.gH4.js"}
     chunks = preload.page_chunks(files)
-    assert chunks["structure"] == ["DataFrame.aB1.js", "PlotlyChart.cD2.js"]
+    # the structure page's chart is behind "Show chart": Plotly's chunk is not preloaded
+    assert chunks["structure"] == ["DataFrame.aB1.js"]
     assert chunks[""] == ["DataFrame.aB1.js"]  # Home: its tables (no Metric chunk here)
     assert chunks["chat"] == [] and "query_debug" not in chunks  # no grid on first view
     assert "upload" not in chunks  # its form's chunks: measured slower preloaded
@@ -73,7 +74,8 @@ def test_the_script_fetches_at_once_and_evaluates_after_the_bundle():
     base = "http://h:1/rs/static/js/"
     assert got["before"] == 0  # nothing evaluated while the document is still parsed
     assert got["imports"] == [base + files[n] for n in preload.PAGES["structure"]]
-    assert base + files["PlotlyChart"] in got["imports"]
+    assert base + files["Checkbox"] in got["imports"]  # the "Show chart" toggle
+    assert base + files["PlotlyChart"] not in got["imports"] + got["links"]
     assert base + files["DataFrame"] in got["links"]
     assert any(re.match(re.escape(base) + r"arrowFormatUtils\.", u) for u in got["links"])
     assert _run(script, "/rs/evaluation") == {"links": [], "before": 0, "imports": []}

@@ -312,7 +312,7 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
     table = next(d for d in at.dataframe if (d.key or "").startswith(K.STRUCTURE_TABLE))
     sections = list(table.value["section"])
     assert sections[0] == "(whole document)" and len(sections) >= 3
-    assert at.get("plotly_chart")
+    assert not at.get("plotly_chart")  # the chart is one toggle away (its code is 4.6 MB)
     whole = at.text[0].value
     # one click on a section's row shows it (issue 23: an expander, then a button in it)
     at.session_state[table.key] = {"selection": {"rows": [2], "columns": [], "cells": []}}
@@ -320,6 +320,9 @@ def test_structure_tree_chart_and_section_choice(app, corpus):
     assert not at.exception
     assert at.text[0].value != whole and at.text[0].value in whole
     assert at.subheader[-1].value.strip() in sections[2]
+    at.toggle(key=K.STRUCTURE_CHART_ON).set_value(True).run()
+    assert not at.exception and at.get("plotly_chart")
+    assert at.text[0].value != whole  # the chosen section stays shown with the chart
     at.radio(key=K.STRUCTURE_SIZE_BY).set_value("chunks").run()
     at.radio(key=K.STRUCTURE_CHART).set_value("treemap").run()
     assert not at.exception and at.get("plotly_chart")

@@ -28,10 +28,10 @@ from pathlib import Path
 # Widgets are small chunks, each one more fetch after the frame that shows it; preloading
 # the forms of Upload and Query debug (pages without a table) measured slower, not faster
 # (docs/benchmarks.md, run 6), so those two preload nothing.
-GRID, CHART = "DataFrame", "PlotlyChart"
+GRID = "DataFrame"
 PAGES: dict[str, tuple[str, ...]] = {
     "": (GRID, "Metric"), "chat": ("ChatInput",), "explorer": (GRID,),
-    "document": (GRID, "Selectbox"), "structure": (GRID, CHART, "Radio", "Selectbox"),
+    "document": (GRID, "Selectbox"), "structure": (GRID, "Checkbox", "Selectbox"),
     "analysis": (GRID, "Selectbox"), "admin_users": (GRID,), "admin_access": (GRID,),
     "admin_tokens": (GRID,), "document_types": (GRID,), "settings": (GRID,),
 }

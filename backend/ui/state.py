@@ -70,6 +70,7 @@ DOCUMENT_PURGE_ANSWERS = "document.purge_answers"  # delete: also remove chat an
 STRUCTURE_PICK = "structure.pick"
 STRUCTURE_SIZE_BY = "structure.size_by"
 STRUCTURE_CHART = "structure.chart"
+STRUCTURE_CHART_ON = "structure.chart_on"  # "Show chart" (off: Plotly's browser code is not loaded)
 STRUCTURE_SECTION = "structure.section"
 STRUCTURE_PLOT = "structure.plot"
 STRUCTURE_PLOT_SEEN = "structure.plot_seen"
@@ -137,6 +138,7 @@ DEFAULTS: dict[str, Any] = {
     STRUCTURE_SIZE_BY: "characters",
     STRUCTURE_TABLE_N: 0,
     STRUCTURE_CHART: "sunburst",
+    STRUCTURE_CHART_ON: False,
     UPLOAD_RESULTS: None,
     UPLOAD_NONCE: 0,
     ADMIN_USERS_FLASH: None,
