@@ -150,6 +150,7 @@ def test_bad_images_fail_with_file_and_reason(name, reason):
         extract((OCR / "bad" / name).read_bytes(), name, ocr=OcrOptions())
 
 
+@pytest.mark.filterwarnings("ignore:Corrupt EXIF data")  # Pillow's note on the garbled file
 def test_corrupt_tiff_fails_with_file_and_reason():
     tiff = (OCR / "scan_merkblatt.tiff").read_bytes()
     broken = tiff[:8] + b"\xff" * 64 + tiff[72:4000]  # header kept, directory garbled, cut
@@ -179,6 +180,7 @@ def _png_header_only(width: int, height: int) -> bytes:
 
 
 @pytest.mark.parametrize("side", [11_500, 40_000])  # our limit (132 MP), Pillow's own (1.6 GP)
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")  # Pillow's, at open
 def test_huge_image_canvas_is_refused_before_decoding(side):
     with pytest.raises(FileTooLarge, match="bomb.png: .*(megapixels|too large to decode)"):
         extract(_png_header_only(side, side), "bomb.png", ocr=OcrOptions())
