@@ -66,6 +66,7 @@ CHAT_DELETE_CANCEL = "chat.delete_cancel"
 CHAT_TITLE = "chat.title."  # + uuid
 CHAT_OPEN = "chat.open."  # + uuid
 CHAT_SETTINGS = "chat.settings."  # + uuid (form) and + uuid + "." + field (widgets)
+CHAT_SETTINGS_OPEN = "chat.settings_open."  # + uuid: the "Session settings" expander
 CHAT_CITE = "chat.cite."  # + message id + "." + n: a citation's passage popover
 CHAT_FEEDBACK = "chat.feedback."  # + message id + ".thumbs" / ".note": rating an answer
 CHAT_CRITIQUE = "chat.critique."  # + message id + ".run": critique rounds of an answer
@@ -242,9 +243,15 @@ def _render_answer(m: MessageInfo, question: str | None = None, rating=None,
 
 def _settings_form(sess: SessionInfo) -> None:
     cfg, k = sess.settings, CHAT_SETTINGS + sess.uuid
+    # folded, the form is not sent (on_change="rerun", .open): its widgets' browser code and
+    # the tag and collection lists cost every direct load of the chat page (docs/dashboard.md)
+    folded = st.expander("Session settings", icon=":material/tune:",
+                         key=CHAT_SETTINGS_OPEN + sess.uuid, on_change="rerun")
+    if not folded.open:
+        return
     collections = sorted(set(cached_filter_options(data_key(rs), scope).collections)
                          | {c for c in cfg.collections if scope.can_read(c)})
-    with st.expander("Session settings", icon=":material/tune:"), st.form(k):
+    with folded, st.form(k):
         c1, c2 = st.columns(2)
         provider = c1.selectbox("Provider", PROVIDERS, index=PROVIDERS.index(cfg.provider),
                                 format_func=LABELS.get, key=f"{k}.provider")

@@ -100,6 +100,10 @@ def test_rename_settings_and_delete(monkeypatch, data, service):
     assert service.get_session(uuid).title == "Gateway notes"
 
     k = f"chat.settings.{uuid}"
+    # folded, the settings form is not sent at all; opening the expander shows it
+    assert not [w for w in at.selectbox if (w.key or "").startswith(k)]
+    at.session_state[f"chat.settings_open.{uuid}"] = True
+    at.run()
     at.selectbox(key=f"{k}.provider").set_value("ollama")
     at.select_slider(key=f"{k}.context_limit").set_value(10)
     at.text_area(key=f"{k}.system_prompt").set_value("Answer in one sentence.")
@@ -155,6 +159,8 @@ def test_a_chat_is_stored_with_its_first_question_and_named_after_it(monkeypatch
     service.create_session("viewer")  # an empty one left by an earlier version: not listed
     at = page(monkeypatch, data, "chat")
     k = "chat.settings."  # the draft's settings become the new session's
+    at.session_state["chat.settings_open."] = True
+    at.run()
     at.select_slider(key=f"{k}.context_limit").set_value(10)
     at.button(key=f"FormSubmitter:{k}-Save settings").click().run()
     assert len(service.list_sessions("viewer")) == 1

@@ -91,6 +91,8 @@ def test_the_chat_session_settings_pick_a_profile(app, bare):
                                                              name="Plain English",
                                                              output_format="plain"))
     at = open_page(app(data, "viewer"), "chat")
+    at.session_state["chat.settings_open."] = True  # the folded settings form opened
+    at.run()
     pick = at.selectbox(key="chat.settings..profile_id")
     assert pick.value is None and "Plain English" in pick.options
     pick.select(p.id)
