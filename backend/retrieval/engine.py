@@ -96,12 +96,11 @@ class Retriever:
         if not fused:
             return self._finish(result, t_all, owner)
         t0 = time.perf_counter()
-        with self.rs.store.session() as s:  # one session for both: 0.5 ms less per query
-            infos = lookup.chunk_infos(s, [i for i, _ in fused])
-            t1 = time.perf_counter()
-            routed = tag_routing.route(s, q.text, scope, flt.document_ids) \
-                if p.tag_routing else ([], set())
-            route_ms = _ms(t1)
+        infos = lookup.current_chunk_infos(self.rs.store.engine, [i for i, _ in fused])
+        t1 = time.perf_counter()
+        routed = tag_routing.route_in(self.rs.store, q.text, scope, flt.document_ids) \
+            if p.tag_routing else ([], set())
+        route_ms = _ms(t1)
         fused = [(i, sc) for i, sc in fused if i in infos and infos[i].active]
         trace.stages.append(Stage("lookup", round((t1 - t0) * 1000, 3), {"found": len(infos)}))
         hits = self._hits(fused, stage_scores, highlights, infos)

@@ -26,7 +26,7 @@ from backend.store import tags as store_tags
 
 PREFIX_FROM = 5  # a tag word this long also matches longer query words it starts
 _WORD = re.compile(r"\w+")
-_GENERATION_SQL = "SELECT value FROM tag_generation WHERE id = 1"
+_GENERATION_SQL = "SELECT value FROM store_generations WHERE name = 'tags'"
 
 
 def category_types(store, categories: Iterable[str]) -> list[str]:
@@ -94,6 +94,13 @@ def route(s, query: str, scope, allowed: list[int] | None) -> tuple[list[str], s
     docs = access.visible_document_ids(s, scope, docs) if docs else set()
     names = [e["name"] for e in found.values() if docs & set(e["documents"])]
     return names, docs
+
+
+def route_in(store, query: str, scope, allowed: list[int] | None
+             ) -> tuple[list[str], set[int]]:
+    """`route` in a session of its own, which runs no statement when no tag matched."""
+    with store.session() as s:
+        return route(s, query, scope, allowed)
 
 
 def boost(hits, routed: set[int], tag_boost: float) -> int:

@@ -1,8 +1,8 @@
 """Per-process caches valid while a counter row of the store is unchanged (issue 25).
 
 Some reads of a search change rarely but cost CPU on every request: an actor's scope (two
-queries; counter `acl_generation`, migration 0021) and the tag vocabulary (every tag row;
-counter `tag_generation`, migration 0030). The database bumps such a counter by triggers in
+queries; counter `acl_generation`, migration 0021), the tag vocabulary (every tag row) and
+the candidate chunks' rows (counters `tags` and `content` of `store_generations`, 0030). The database bumps such a counter by triggers in
 the transaction of every change the value depends on, whoever makes it: this process,
 another one, plain SQL. A cached value is used only while its counter still reads the value
 read *before* the value was computed, so a change applies at the next call: that call reads
@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from typing import Callable, Hashable, TypeVar
+from typing import Callable, Hashable, Iterable, TypeVar
 
 T = TypeVar("T")
 
@@ -24,6 +24,7 @@ MAX_ENTRIES = 4096  # values kept per counter and engine
 
 class GenerationCache:
     def __init__(self, engine, sql: str, max_entries: int = MAX_ENTRIES):
+        """`sql` reads the counter (one row, one column)."""
         self._engine = engine
         self._sql = sql
         self._max = max_entries
@@ -49,23 +50,38 @@ class GenerationCache:
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The value cached for `key` under the current generation, else `compute()`."""
+        return self.get_many([key], lambda keys: {key: compute()})[key]
+
+    def get_many(self, keys: Iterable[Hashable],
+                 compute: Callable[[list], dict]) -> dict:
+        """key -> value of those of `keys` that have one: cached under the current generation,
+        or from `compute(missing keys)`, which returns the values it found (only those are
+        kept: a key without a value may get one later)."""
         gen = self.generation()
         if gen is None:
-            return compute()
+            return compute(list(keys))
+        out: dict = {}
+        missing: list = []
         with self._lock:
             if gen != self._seen:
                 self._entries.clear()
                 self._seen = gen
-            if key in self._entries:
-                self._entries.move_to_end(key)
-                return self._entries[key]  # type: ignore[return-value]
-        value = compute()  # read after `gen`: at least as new as what `gen` stands for
+            for k in keys:
+                if k in self._entries:
+                    self._entries.move_to_end(k)
+                    out[k] = self._entries[k]
+                else:
+                    missing.append(k)
+        if not missing:
+            return out
+        found = compute(missing)  # read after `gen`: at least as new as what `gen` stands for
+        out.update(found)
         with self._lock:
             if gen == self._seen:  # not if a newer generation was seen in between
-                self._entries[key] = value
+                self._entries.update(found)
                 while len(self._entries) > self._max:
                     self._entries.popitem(last=False)
-        return value
+        return out
 
 
 _caches: "weakref.WeakKeyDictionary[object, dict[str, GenerationCache]]" = \

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, DateTime, ForeignKey, String, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from backend.store.models import Base, utcnow
@@ -25,12 +25,3 @@ class DocumentTag(Base):
     created_by: Mapped[str] = mapped_column(String(100), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
-
-class TagGeneration(Base):
-    """One row whose `value` database triggers bump in the transaction of every change of
-    `document_tags` (migration 0030): a process may keep the tag vocabulary while the value
-    it read it under is unchanged (backend/retrieval/tag_routing.py)."""
-
-    __tablename__ = "tag_generation"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    value: Mapped[int] = mapped_column(BigInteger, default=0)
