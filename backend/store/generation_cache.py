@@ -28,12 +28,13 @@ class GenerationCache:
         self._engine = engine
         self._sql = sql
         self._max = max_entries
-        self._seen: int | None = None
+        self._seen: Hashable | None = None
         self._entries: OrderedDict[Hashable, object] = OrderedDict()
         self._lock = threading.Lock()
 
-    def generation(self) -> int | None:
-        """The counter now, or None when the store has none (no caching then)."""
+    def generation(self) -> Hashable | None:
+        """The counter now (or what `sql` makes of several), or None when the store has
+        none (no caching then)."""
         conn = self._engine.raw_connection()  # the DB-API cursor: 16 µs, not 62 µs via Core
         try:
             cur = conn.cursor()
@@ -46,7 +47,7 @@ class GenerationCache:
             return None
         finally:
             conn.close()  # back to the pool (which rolls back what the read began)
-        return None if row is None or row[0] is None else int(row[0])
+        return None if row is None else row[0]
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The value cached for `key` under the current generation, else `compute()`."""

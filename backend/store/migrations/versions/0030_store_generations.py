@@ -1,14 +1,17 @@
 """store_generations: counters bumped by triggers, keys of per-process caches (issue 25)
 
-Two reads of every search change rarely but cost CPU each time: the tag vocabulary that tag
-routing matches (every `document_tags` row, 0.43 ms) and the candidate chunks' rows with their
-document and version (`backend/retrieval/lookup.py` chunk_infos, ~1 ms for ~76 chunks). A
+Reads of every search that change rarely but cost CPU each time: the tag vocabulary that tag
+routing matches (every `document_tags` row, 0.43 ms), the candidate chunks' rows with their
+document and version (`backend/retrieval/lookup.py` chunk_infos, ~1 ms for ~76 chunks) and
+the filter's collections and index record (`backend/retrieval/filter_reads.py`, ~0.3 ms). A
 process may keep them while their counter is unchanged (backend/store/generation_cache.py).
 The database bumps a counter by triggers, in the same transaction as the change, so every
 writer is covered (the API, the CLI, another process, plain SQL, a cascade):
 - `tags`: INSERT / UPDATE / DELETE of `document_tags`;
 - `content`: UPDATE / DELETE of `documents`, `document_versions`, `chunks` (an INSERT adds
-  rows no cache holds: chunk infos cache only rows that were found).
+  rows no cache holds: chunk infos cache only rows that were found), and every change of
+  `collection_documents` (a collection's "has documents") and `index_meta` (the indexes'
+  schema version).
 PostgreSQL: statement-level triggers (a writing transaction holds the counter row's lock
 until it commits, as for `acl_generation`); SQLite: row-level (the only kind). A later SQLite
 migration that rebuilds one of these tables drops its triggers with it and must create them
@@ -29,7 +32,8 @@ depends_on = None
 # counter -> (table, events)
 TRIGGERS = {
     "tags": [("document_tags", ("INSERT", "UPDATE", "DELETE"))],
-    "content": [(t, ("UPDATE", "DELETE")) for t in ("documents", "document_versions", "chunks")],
+    "content": [(t, ("UPDATE", "DELETE")) for t in ("documents", "document_versions", "chunks")]
+    + [(t, ("INSERT", "UPDATE", "DELETE")) for t in ("collection_documents", "index_meta")],
 }
 
 
