@@ -1,7 +1,7 @@
 """The head-deadline protocols (backend/api/head_deadline.py), both of them: a half-sent head
 is closed at the deadline, also after a previous response on the same connection; a request
 running longer than the deadline is not cut off; pipelined requests are all answered; a head
-beyond h11's size bound gets 400. A tiny ASGI app on uvicorn in a thread, raw sockets."""
+beyond h11's size bound gets 400, and a pipelined one sent while a request runs ends too. A tiny ASGI app on uvicorn in a thread, raw sockets."""
 from __future__ import annotations
 
 import asyncio
@@ -114,3 +114,21 @@ def test_a_head_beyond_the_size_bound_gets_400(port):
         s.sendall(b"GET /a HTTP/1.1\r\nHost: x\r\nX-Big: " + b"v" * 40_000)
         got = _closed_within(s, 5)
         assert got.startswith(b"HTTP/1.1 400"), got[:200]
+
+
+def test_a_pipelined_oversize_head_sent_while_a_request_runs_ends_the_connection(port):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(_get("/slow") + b"GET /a HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        time.sleep(DEADLINE / 2)  # the request runs: more of the next head arrives meanwhile
+        s.sendall(b"v" * 40_000)
+        s.settimeout(10)
+        got = b""
+        while b"/slow" not in got:
+            chunk = s.recv(65536)
+            assert chunk, got
+            got += chunk
+        assert got.startswith(b"HTTP/1.1 200")
+        try:  # then 400 (h11 parses the rest) or closed at the deadline: never held open
+            _closed_within(s, 5)
+        except ConnectionResetError:
+            pass

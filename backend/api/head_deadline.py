@@ -81,10 +81,10 @@ if HttpToolsProtocol is not None:
 
         A head is pending from the connection's start, or from a response after which no
         parsed request waits, until the parser reports it complete. As h11 does, reading
-        pauses from the end of a request's body until its response is complete, so the
-        bytes that arrive while a head is pending are that head's (a pipelined head is read
-        while a request runs only if the app itself reads on, as a streaming response
-        listening for a disconnect does)."""
+        pauses when data arrives after a request's body while its response is not complete
+        (uvicorn resumes it after the response), so a client cannot feed a pipelined head
+        without bound while a request runs: beyond one read, its bytes wait in the socket
+        and count against the bound once the head is pending."""
 
         _pending = False
         _head_bytes = 0
@@ -105,9 +105,17 @@ if HttpToolsProtocol is not None:
             if self._pending:
                 self._head_bytes += len(data)
             super().data_received(data)
-            if self._pending and self._head_bytes > self._head_limit() \
-                    and not self.transport.is_closing():
+            if self.transport.is_closing():
+                return
+            if self._pending and self._head_bytes > self._head_limit():
                 self.send_400_response("Request head too large.")  # as h11 does
+            elif self._request_running():
+                self.flow.pause_reading()  # as h11 does (its PAUSED state)
+
+        def _request_running(self) -> bool:
+            """The current request's body is read, its response not complete."""
+            cycle = self.cycle
+            return cycle is not None and not cycle.more_body and not cycle.response_complete
 
         def _head_limit(self) -> int:
             size = self.config.h11_max_incomplete_event_size
@@ -117,11 +125,6 @@ if HttpToolsProtocol is not None:
             self._pending = False
             self._disarm_head()
             super().on_headers_complete()
-
-        def on_message_complete(self) -> None:
-            super().on_message_complete()
-            if self.cycle is not None and not self.cycle.response_complete:
-                self.flow.pause_reading()  # resumed by on_response_complete
 
         def on_response_complete(self) -> None:
             waiting = bool(self.pipeline)  # a parsed request starts now: its head is there
