@@ -1,7 +1,8 @@
 """The head-deadline protocols (backend/api/head_deadline.py), both of them: a half-sent head
 is closed at the deadline, also after a previous response on the same connection; a request
 running longer than the deadline is not cut off; pipelined requests are all answered; a head
-beyond h11's size bound gets 400, and a pipelined one sent while a request runs ends too. A tiny ASGI app on uvicorn in a thread, raw sockets."""
+beyond h11's size bound gets 400, and a pipelined one sent while a request runs ends too; a
+streamed response longer than the deadline arrives whole. A tiny ASGI app on uvicorn in a thread, raw sockets."""
 from __future__ import annotations
 
 import asyncio
@@ -26,6 +27,13 @@ async def _app(scope, receive, send):
         pass
     if scope["path"] == "/slow":
         await asyncio.sleep(DEADLINE * 2)
+    if scope["path"] == "/stream":  # chunked, longer than the deadline in all
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        for part in (b"one ", b"two ", b"three"):
+            await asyncio.sleep(DEADLINE / 2)
+            await send({"type": "http.response.body", "body": part, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+        return
     body = scope["path"].encode()
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-length", str(len(body)).encode())]})
@@ -132,3 +140,17 @@ def test_a_pipelined_oversize_head_sent_while_a_request_runs_ends_the_connection
             _closed_within(s, 5)
         except ConnectionResetError:
             pass
+
+
+def test_a_streamed_response_longer_than_the_deadline_arrives_whole(port):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(_get("/stream"))
+        s.settimeout(10)
+        got = b""
+        while not got.endswith(b"0\r\n\r\n"):
+            chunk = s.recv(65536)
+            assert chunk, got
+            got += chunk
+        assert b"one " in got and b"three" in got
+        s.sendall(_get("/ok"))  # the connection is still usable
+        assert _read(s, 1).endswith(b"/ok")
