@@ -2,7 +2,8 @@
 is closed at the deadline, also after a previous response on the same connection; a request
 running longer than the deadline is not cut off; pipelined requests are all answered; a head
 beyond h11's size bound gets 400, and a pipelined one sent while a request runs ends too; a
-streamed response longer than the deadline arrives whole. A tiny ASGI app on uvicorn in a thread, raw sockets."""
+streamed response longer than the deadline arrives whole. A tiny ASGI app on uvicorn in a
+thread, raw sockets."""
 from __future__ import annotations
 
 import asyncio
