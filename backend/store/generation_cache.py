@@ -1,15 +1,16 @@
 """Per-process caches valid while a counter row of the store is unchanged (issue 25).
 
 Some reads of a search change rarely but cost CPU on every request: an actor's scope (two
-queries; counter `acl_generation`, migration 0021), the tag vocabulary (every tag row) and
-the candidate chunks' rows (counters `tags` and `content` of `store_generations`, 0030). The database bumps such a counter by triggers in
-the transaction of every change the value depends on, whoever makes it: this process,
-another one, plain SQL. A cached value is used only while its counter still reads the value
-read *before* the value was computed, so a change applies at the next call: that call reads
-the new counter and computes afresh. `compute` must read in a transaction that starts after
-the counter was read (its own session), else it may see rows older than the counter.
-Reading a counter is one indexed single-row read on its own connection. A store without the
-table (opened without migrations on an old schema) is not cached."""
+queries; counter `acl_generation`, migration 0021), the tag vocabulary (every tag row), the
+candidate chunks' rows and the filter's collections (counters `tags` and `content` of
+`store_generations`, 0030). The database bumps such a counter by triggers in the
+transaction of every change the value depends on, whoever makes it: this process, another
+one, plain SQL. A cached value is used only while its counter still reads the value read
+*before* the value was computed, so a change applies at the next call: that call reads the
+new counter and computes afresh. `compute` must read in a transaction that starts after the
+counter was read (its own session), else it may see rows older than the counter. Reading a
+counter is one indexed single-row read on a pooled connection's DB-API cursor. A store
+without the table (opened without migrations on an old schema) is not cached."""
 from __future__ import annotations
 
 import threading
