@@ -1,7 +1,7 @@
 """What the slow-client protection costs per request (issue 21): `GET /api/health` on one
-keep-alive connection, served by the API app with uvicorn's httptools parser (what `python -m
-backend api` used before) and with `backend/api/serving.py`'s GuardedH11 (h11 plus a head
-deadline, what it uses now). Loopback only; `--requests` per round after 300 warm-up ones.
+keep-alive connection, served by the API app with uvicorn's plain httptools parser and with
+`backend/api/head_deadline.py`'s GuardedH11 and GuardedHttpTools (h11 / httptools plus a head
+deadline; `python -m backend api` uses GuardedHttpTools when httptools is installed). Loopback only; `--requests` per round after 300 warm-up ones.
 
     python bench/bench_http_parser.py [--requests 3000] [--rounds 2]
 """
@@ -63,7 +63,7 @@ def measure(rs, protocol, n: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    from backend.api import serving
+    from backend.api.head_deadline import guarded_protocol
     from backend.config import Settings
     from backend.services.container import Ragscope
 
@@ -74,9 +74,10 @@ def main() -> None:
     rs = Ragscope(Settings(data_dir=Path(tempfile.mkdtemp()) / "var"))
     for r in range(a.rounds):
         for name, proto in (("httptools", "httptools"),
-                            ("GuardedH11", serving.guarded_protocol(10))):
+                            ("GuardedH11", guarded_protocol(10, "h11")),
+                            ("GuardedHttpTools", guarded_protocol(10, "httptools"))):
             p50, p95 = measure(rs, proto, a.requests)
-            print(f"round {r} {name:<10} p50 {p50:.3f} ms  p95 {p95:.3f} ms", flush=True)
+            print(f"round {r} {name:<16} p50 {p50:.3f} ms  p95 {p95:.3f} ms", flush=True)
 
 
 if __name__ == "__main__":

@@ -65,19 +65,20 @@ def test_service_changes_apply_at_the_next_call(rs):
     assert _readable(rs) == set()
 
 
-def test_a_cached_scope_costs_one_read_of_the_generation(rs):
+def test_a_cached_scope_costs_only_the_read_of_the_generation(rs):
     """Without the cache every call runs the two scope queries; with it a repeated call
-    runs only the single-row read of the ACL generation."""
+    runs only the single-row read of the ACL generation (on a DB-API cursor, which these
+    events do not see: backend/store/generation_cache.py)."""
     acl.add_member(rs, SYSTEM, "g1", "principal", "reader")
     assert _readable(rs) == {"c1"}
     statements: list[str] = []
     event.listen(rs.store.engine, "before_cursor_execute",
                  lambda conn, cur, sql, *a: statements.append(sql))
     assert _readable(rs) == {"c1"}
-    assert len(statements) == 1 and "acl_generation" in statements[0], statements
+    assert statements == [], statements
     # another principal, another role: computed on their own
     other = Actor.principal("reader", "editor")
-    assert set(scope_of(rs, other).readable) == {"c1"} and len(statements) > 2
+    assert set(scope_of(rs, other).readable) == {"c1"} and len(statements) == 2
 
 
 def test_changes_through_a_second_store_apply_at_the_next_call(rs, tmp_path, db_url):

@@ -2,7 +2,8 @@
 log line, SIGTERM ends the process like Ctrl-C (its `run/api.json` is removed).
 
 - **Header deadline.** uvicorn waits for a request head as long as a client keeps the socket
-  open (150 half-sent requests held 150 connections open). `GuardedH11` closes a connection
+  open (150 half-sent requests held 150 connections open). The protocols of
+  `backend/api/head_deadline.py` (httptools when installed, else h11) close a connection
   whose head is not complete `RAGSCOPE_API_HEADER_TIMEOUT_S` after it opened (or after its
   previous response). Body reads have their deadline in `backend/api/limits.py` (BodyDeadline).
 - **Redaction.** `RedactSecrets` rewrites every record of the uvicorn loggers and the root
@@ -14,7 +15,6 @@ log line, SIGTERM ends the process like Ctrl-C (its `run/api.json` is removed).
   handler that exits with 143 through Python, so clean-up runs as for SIGINT."""
 from __future__ import annotations
 
-import asyncio
 import copy
 import logging
 import re
@@ -22,9 +22,9 @@ import signal
 import sys
 from typing import Any
 
-import h11
 from uvicorn.config import LOGGING_CONFIG
-from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from backend.api.head_deadline import guarded_protocol
 
 SECRET_PARAMS = ("token", "access_token", "api_key", "apikey", "key", "password", "passwd",
                  "secret", "auth", "authorization", "session", "code")
@@ -77,52 +77,6 @@ def guard_root_logger() -> None:
     for h in logging.getLogger().handlers:
         if not any(isinstance(f, RedactSecrets) for f in h.filters):
             h.addFilter(RedactSecrets())
-
-
-class GuardedH11(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request head (see the module doc)."""
-
-    header_timeout: float = 10.0
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._head_task: asyncio.TimerHandle | None = None
-        self._arm_head()
-
-    def _arm_head(self) -> None:
-        if getattr(self, "_head_task", None) is None:
-            self._head_task = self.loop.call_later(self.header_timeout, self._head_overdue)
-
-    def _disarm_head(self) -> None:
-        if getattr(self, "_head_task", None) is not None:
-            self._head_task.cancel()
-            self._head_task = None
-
-    def handle_events(self) -> None:
-        super().handle_events()
-        if self.conn.their_state is not h11.IDLE:  # a head arrived (or the client is gone)
-            self._disarm_head()
-
-    def on_response_complete(self) -> None:
-        self._disarm_head()
-        self._arm_head()  # for the next request on this connection; handle_events below
-        super().on_response_complete()  # disarms it again if a pipelined head is waiting
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm_head()
-        super().connection_lost(exc)
-
-    def _head_overdue(self) -> None:
-        self._head_task = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.logger.info("%s: closed, no complete request head within %g s",
-                             "%s:%d" % self.client if self.client else "client",
-                             self.header_timeout)
-            self.transport.close()
-
-
-def guarded_protocol(header_timeout_s: float) -> type[GuardedH11]:
-    return type("GuardedH11", (GuardedH11,), {"header_timeout": float(header_timeout_s)})
 
 
 def exit_on_sigterm() -> None:

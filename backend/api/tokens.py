@@ -16,7 +16,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from backend.errors import NotFound, RagscopeError
 from backend.store import Store
@@ -188,9 +188,11 @@ def bearer_token(authorization: str | None) -> str:
 # What a token check reads: one row's columns over a plain connection. The ORM session it
 # replaced (an entity, its identity map, a commit) cost 1.3 ms CPU per API request against
 # about 0.2 ms (docs/benchmarks.md, "Server CPU per search over HTTP"); the row is still read
-# on every request, so a revocation or expiry takes effect at the next call.
+# on every request, so a revocation or expiry takes effect at the next call. Built once with
+# a bound key id: building the WHERE clause per call cost 0.3 ms more (375 against 74 µs).
 _CHECK = select(ApiToken.id, ApiToken.secret_hash, ApiToken.principal, ApiToken.scopes,
-                ApiToken.expires_at, ApiToken.revoked_at, ApiToken.last_used_at)
+                ApiToken.expires_at, ApiToken.revoked_at, ApiToken.last_used_at) \
+    .where(ApiToken.key_id == bindparam("key_id"))
 
 
 def authenticate(store: Store, token: str) -> Principal:
@@ -202,7 +204,7 @@ def authenticate(store: Store, token: str) -> Principal:
         raise TokenRefused("malformed", "the API token is not valid")
     now = utcnow()
     with store.engine.connect() as c:
-        row = c.execute(_CHECK.where(ApiToken.key_id == m.group(1))).first()
+        row = c.execute(_CHECK, {"key_id": m.group(1)}).first()
     ok = hmac.compare_digest(_hash(token), row.secret_hash if row else _DUMMY_HASH)
     if row is None or not ok:
         raise TokenRefused("invalid", "the API token is not valid")

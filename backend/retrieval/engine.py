@@ -8,7 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from backend.security.access import NO_ACCESS, Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
-from backend.retrieval import dictionary, domain_query, fusion, lookup, policies, tag_routing
+from backend.retrieval import (dictionary, domain_query, filter_reads, fusion, lookup, policies,
+                               tag_routing)
 from backend.retrieval.query import ParsedQuery, parse_query
 from backend.retrieval.rerank import DEFAULT_RERANKER, Reranker
 from backend.retrieval.types import (
@@ -96,12 +97,11 @@ class Retriever:
         if not fused:
             return self._finish(result, t_all, owner)
         t0 = time.perf_counter()
-        with self.rs.store.session() as s:  # one session for both: 0.5 ms less per query
-            infos = lookup.chunk_infos(s, [i for i, _ in fused])
-            t1 = time.perf_counter()
-            routed = tag_routing.route(s, q.text, scope, flt.document_ids) \
-                if p.tag_routing else ([], set())
-            route_ms = _ms(t1)
+        infos = lookup.current_chunk_infos(self.rs.store.engine, [i for i, _ in fused])
+        t1 = time.perf_counter()
+        routed = tag_routing.route_in(self.rs.store, q.text, scope, flt.document_ids) \
+            if p.tag_routing else ([], set())
+        route_ms = _ms(t1)
         fused = [(i, sc) for i, sc in fused if i in infos and infos[i].active]
         trace.stages.append(Stage("lookup", round((t1 - t0) * 1000, 3), {"found": len(infos)}))
         hits = self._hits(fused, stage_scores, highlights, infos)
@@ -148,29 +148,29 @@ class Retriever:
                 tagged = tag_routing.tagged_documents(s, p.tags)
             doc_ids = sorted(tagged if doc_ids is None else tagged & set(doc_ids))
         if collections is not None or doc_types or p.file_types or doc_ids is not None:
-            with self.rs.store.session() as s:
-                # ids and "has documents" of the collections in one query
-                found = repo.collections_by_name(s, collections or [])
-                if scope.unrestricted:  # unknown: NotFound naming the known ones
-                    for n in collections or []:
-                        if n not in found:
+            # ids and "has documents" of the collections, and the indexes' shape (cached)
+            found, indexed = filter_reads.collections(self.rs.store, collections or [])
+            if scope.unrestricted:  # unknown: NotFound naming the known ones
+                for n in collections or []:
+                    if n not in found:
+                        with self.rs.store.session() as s:
                             repo.get_collection(s, n)
-                # readable names whose collection does not exist (yet) hold nothing
-                coll_ids = [found[n][0] for n in collections or [] if n in found]
-                if not scope.unrestricted:
-                    empty = collections == [] or not coll_ids
-                by_index = bool(coll_ids) and self._memberships_indexed(s)
-                if coll_ids and by_index:
-                    members = {"collection": coll_ids}
-                    empty = empty or not any(found[n][1] for n in collections or []
-                                             if n in found)
-                if not empty and (doc_types or p.file_types or doc_ids is not None
-                                  or (coll_ids and not by_index)):
+            # readable names whose collection does not exist (yet) hold nothing
+            coll_ids = [found[n][0] for n in collections or [] if n in found]
+            if not scope.unrestricted:
+                empty = collections == [] or not coll_ids
+            by_index = bool(coll_ids) and indexed
+            if coll_ids and by_index:
+                members = {"collection": coll_ids}
+                empty = empty or not any(found[n][1] for n in collections or [] if n in found)
+            if not empty and (doc_types or p.file_types or doc_ids is not None
+                              or (coll_ids and not by_index)):
+                with self.rs.store.session() as s:
                     ids = repo.document_ids(s, repo.DocumentFilter(
                         collections=None if by_index else (collections or None),
                         doc_types=doc_types or None, file_types=p.file_types or None,
                         document_ids=doc_ids))
-                    empty = not ids
+                empty = not ids
         trace.stages.append(Stage("filter", _ms(t0), {
             "collections": p.collections, "doc_types": p.doc_types, "file_types": p.file_types,
             "tags": p.tags, "categories": p.categories,
@@ -188,11 +188,6 @@ class Retriever:
         ms, params = tag_routing.stage_params(names, routed, n, p.tag_boost, t0)
         trace.stages.append(Stage("tags", round(route_ms + ms, 3), params, _cands(
             [(h.chunk_id, h.score) for h in hits])))
-
-    def _memberships_indexed(self, s) -> bool:
-        """Do the indexes carry membership tokens (built with schema version 2 or later)?"""
-        shape = repo.index_shape(s, "vector")
-        return shape is None or shape[0] == 0 or int(shape[1].get("schema_version", 1)) >= 2
 
     def _candidates(self, q: ParsedQuery, p: RetrievalParams, flt: IndexFilter, trace: Trace,
                     result: RetrievalResult, query_embedding=None):

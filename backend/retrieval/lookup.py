@@ -1,5 +1,11 @@
 """Store lookups for retrieval: candidate chunk rows with their document, section paths for
-the final hits, and small-to-big expansion. Few queries, each on indexed keys."""
+the final hits, and small-to-big expansion. Few queries, each on indexed keys.
+
+A search's candidate rows (`current_chunk_infos`) are kept in the process while the store's
+`content` generation is unchanged (migration 0030: the database bumps it with every change
+of a document, version or chunk row, whoever makes it; backend/store/generation_cache.py):
+reading ~76 rows with their document and version cost ~1 ms CPU of each search, mostly
+SQLite's own work."""
 from __future__ import annotations
 
 import threading
@@ -10,10 +16,13 @@ from typing import Callable, Sequence
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
+from backend.store import generation_cache
 from backend.store.models import Chunk, Document, DocumentVersion, Section
 
+_CONTENT_GENERATION = "SELECT value FROM store_generations WHERE name = 'content'"
 
-@dataclass
+
+@dataclass(frozen=True)  # shared by the searches of a process (current_chunk_infos)
 class ChunkInfo:
     chunk_id: str
     document_id: int
@@ -56,6 +65,16 @@ def chunk_infos(s: Session, ids: Sequence[str]) -> dict[str, ChunkInfo]:
         for row in conn.execute(_CHUNK_INFO, {"ids": ids[i:i + 500]}):
             out[row[0]] = ChunkInfo(*row)
     return out
+
+
+def current_chunk_infos(engine, ids: Sequence[str]) -> dict[str, ChunkInfo]:
+    """`chunk_infos` as of the store's current content generation (cached; see the module
+    doc). Missing rows are read in a transaction begun after the counter was read."""
+    def read(missing: list[str]) -> dict[str, ChunkInfo]:
+        with Session(engine) as s:
+            return chunk_infos(s, missing)
+
+    return generation_cache.for_engine(engine, _CONTENT_GENERATION).get_many(ids, read)
 
 
 _SECTIONS = (

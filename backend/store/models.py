@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -164,6 +165,16 @@ class IndexMeta(Base):
     chunk_count: Mapped[int] = mapped_column(Integer, default=0)
     built_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class StoreGeneration(Base):
+    """Counters that database triggers bump in the transaction of every change of what they
+    name (`tags`, `content`; migration 0030): a process may keep values read from those rows
+    while the counter it read them under is unchanged (backend/store/generation_cache.py)."""
+
+    __tablename__ = "store_generations"
+    name: Mapped[str] = mapped_column(String(20), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class Job(Base):

@@ -24,3 +24,4 @@ class DocumentTag(Base):
     source: Mapped[str] = mapped_column(String(20), default="user")  # user | suggestion
     created_by: Mapped[str] = mapped_column(String(100), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
