@@ -71,11 +71,15 @@ def copy_of_built(name: str, tmp_path_factory, embedder, names: list[str],
     """`build_data_dir(data, embedder, names)` without building it again: the first call of
     the session builds it in a template dir, every call gets a copy (shutil.copytree) at
     `data` with the same documents, ids and users."""
+    return _copy_of(name, tmp_path_factory, lambda d: build_data_dir(d, embedder, names), data)
+
+
+def _copy_of(name: str, tmp_path_factory, make, data: Path) -> tuple[Path, dict[str, int]]:
     import shutil
 
     if name not in _BUILT:
         template = tmp_path_factory.mktemp(f"{name}-template") / "var"
-        _BUILT[name] = template, build_data_dir(template, embedder, names)
+        _BUILT[name] = template, make(template)
     template, ids = _BUILT[name]
     shutil.copytree(template, data)
     return data, dict(ids)
@@ -99,11 +103,10 @@ def shared_model(shared_embedder, monkeypatch):
 
 
 @pytest.fixture
-def bare(tmp_path, shared_model):
-    """A data dir of its own with the three users and no documents."""
-    data = tmp_path / "var"
-    add_users(data)
-    return data, {}
+def bare(tmp_path, tmp_path_factory, shared_model):
+    """A data dir of its own with the three users and no documents (a copy of the
+    session's: the admin's bcrypt hash is made once)."""
+    return _copy_of("bare", tmp_path_factory, lambda d: add_users(d) or {}, tmp_path / "var")
 
 
 @pytest.fixture
