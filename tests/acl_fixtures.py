@@ -62,7 +62,23 @@ class Matrix:
                 for s in (MARK[kb], TITLE[kb], FILENAME[kb], COLLECTION[kb])]
 
 
+_TEMPLATE: dict = {}  # the matrix built once per test session, closed; never opened again
+
+
 def build(data: Path, embedder) -> Matrix:
+    """The matrix's data dir at `data`: a copy (shutil.copytree) of the one `_build` made
+    once in this session, so every module still has a data dir of its own (the same users,
+    documents and ids) without ingesting and creating the users again."""
+    import shutil
+
+    if not _TEMPLATE:
+        made = _build(data.parent / "matrix-template" / "var", embedder)
+        _TEMPLATE.update(dir=made.data, doc=made.doc, version=made.version)
+    shutil.copytree(_TEMPLATE["dir"], data)
+    return Matrix(data, dict(_TEMPLATE["doc"]), dict(_TEMPLATE["version"]))
+
+
+def _build(data: Path, embedder) -> Matrix:
     from backend.ingest.service import Ingestor
 
     rs = Ragscope(Settings(data_dir=data))

@@ -100,13 +100,43 @@ def api_env(request, tmp_path_factory, shared_embedder):
         env = _STACK_ENV["env"] = build_env(stack.data_dir, shared_embedder,
                                             stack_mode.stack_settings(stack), client)
     else:
-        env = build_env(tmp_path_factory.mktemp("api") / "var", shared_embedder)
+        env = _copy_of_template(tmp_path_factory, shared_embedder)
     yield env
     env.client.close()
     env.rs.close()
 
 
 _STACK_ENV: dict = {}  # the stack's api_env, built once per session
+_TEMPLATE: dict = {}  # the corpus built once per session, closed; every module gets a copy
+
+
+def _copy_of_template(tmp_path_factory, embedder) -> ApiEnv:
+    """A module's own env: a copy (shutil.copytree) of the data dir `build_env` made once in
+    this session, opened with the settings `build_env` uses. Each module importing `api_env`
+    has its own instance of the fixture (and so its own data it may change), as before; only
+    the ingest of the corpus is shared, and the template itself is never opened again."""
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from backend.api.http import create_app
+    from backend.config import Settings
+    from backend.services.container import Ragscope
+
+    if "dir" not in _TEMPLATE:
+        built = build_env(tmp_path_factory.mktemp("api-template") / "var", embedder)
+        built.client.close()
+        built.rs.close()
+        _TEMPLATE.update(dir=built.rs.settings.data_dir, tokens=built.tokens, docs=built.docs,
+                         collection_of=built.collection_of)
+    data_dir = tmp_path_factory.mktemp("api") / "var"
+    shutil.copytree(_TEMPLATE["dir"], data_dir)
+    rs = Ragscope(Settings(data_dir=data_dir, api_rate_per_token=0, api_rate_per_address=0))
+    rs.embedder = embedder
+    app = create_app(rs)
+    return ApiEnv(rs, app, TestClient(app, raise_server_exceptions=False),
+                  dict(_TEMPLATE["tokens"]), dict(_TEMPLATE["docs"]),
+                  dict(_TEMPLATE["collection_of"]))
 
 
 def grant_and_issue(rs, groups: dict, principals: dict) -> dict[str, str]:

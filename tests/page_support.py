@@ -63,13 +63,34 @@ def build_data_dir(data: Path, embedder, names: list[str]) -> dict[str, int]:
     return {o.filename: o.document_id for o in outs}
 
 
+_BUILT: dict = {}  # name -> (data dir, ids): built once per test session, never opened again
+
+
+def copy_of_built(name: str, tmp_path_factory, embedder, names: list[str],
+                  data: Path) -> tuple[Path, dict[str, int]]:
+    """`build_data_dir(data, embedder, names)` without building it again: the first call of
+    the session builds it in a template dir, every call gets a copy (shutil.copytree) at
+    `data` with the same documents, ids and users."""
+    return _copy_of(name, tmp_path_factory, lambda d: build_data_dir(d, embedder, names), data)
+
+
+def _copy_of(name: str, tmp_path_factory, make, data: Path) -> tuple[Path, dict[str, int]]:
+    import shutil
+
+    if name not in _BUILT:
+        template = tmp_path_factory.mktemp(f"{name}-template") / "var"
+        _BUILT[name] = template, make(template)
+    template, ids = _BUILT[name]
+    shutil.copytree(template, data)
+    return data, dict(ids)
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, shared_embedder):
-    """Read-only corpus shared by the tests of this module."""
-    data = tmp_path_factory.mktemp("pages") / "var"
-    ids = build_data_dir(data, shared_embedder, ["kundenportal_faq.html",
-                                                 "runbook_gateway_failover.md"])
-    return data, ids
+    """Read-only corpus shared by the tests of this module (a copy of the session's)."""
+    return copy_of_built("pages", tmp_path_factory, shared_embedder,
+                         ["kundenportal_faq.html", "runbook_gateway_failover.md"],
+                         tmp_path_factory.mktemp("pages") / "var")
 
 
 @pytest.fixture
@@ -82,29 +103,35 @@ def shared_model(shared_embedder, monkeypatch):
 
 
 @pytest.fixture
-def bare(tmp_path, shared_model):
-    """A data dir of its own with the three users and no documents."""
-    data = tmp_path / "var"
-    add_users(data)
-    return data, {}
+def bare(tmp_path, tmp_path_factory, shared_model):
+    """A data dir of its own with the three users and no documents (a copy of the
+    session's: the admin's bcrypt hash is made once)."""
+    return _copy_of("bare", tmp_path_factory, lambda d: add_users(d) or {}, tmp_path / "var")
 
 
 @pytest.fixture
-def fresh(tmp_path, shared_model):
-    """A data dir of its own with one small document, for tests that change data."""
-    data = tmp_path / "var"
-    return data, build_data_dir(data, shared_model, [])
+def fresh(tmp_path, tmp_path_factory, shared_model):
+    """A data dir of its own with one small document, for tests that change data (a copy
+    of the session's)."""
+    return copy_of_built("fresh", tmp_path_factory, shared_model, [], tmp_path / "var")
+
+
+_COMPONENTS: list = []  # the one scan of this test session
 
 
 @pytest.fixture(scope="session")
 def components():
     """AppTest scans every installed distribution for v2 components on each new instance
-    (~0.9 s here); ragscope uses none, so one scan is shared."""
+    (~0.9 s here); ragscope uses none, so one scan is shared. Each module importing this
+    fixture has its own instance of it: the scan is kept here, so it runs once per session,
+    not once per module (30 modules)."""
     from streamlit.components.v2.component_manager import BidiComponentManager
 
-    mgr = BidiComponentManager()
-    mgr.discover_and_register_components(start_file_watching=False)
-    return mgr
+    if not _COMPONENTS:
+        mgr = BidiComponentManager()
+        mgr.discover_and_register_components(start_file_watching=False)
+        _COMPONENTS.append(mgr)
+    return _COMPONENTS[0]
 
 
 @pytest.fixture

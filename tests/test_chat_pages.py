@@ -15,7 +15,7 @@ from backend.security.access import Scope
 from backend.chat.service import ChatService
 from backend.config import Settings
 from backend.services.container import Ragscope
-from tests.page_support import build_data_dir, login_as, plain
+from tests.page_support import copy_of_built, login_as, plain
 
 EVERYTHING = Scope.everything()
 
@@ -26,9 +26,9 @@ APP = str(ROOT / "app.py")
 @pytest.fixture(scope="module")
 def template(tmp_path_factory, shared_embedder):
     """Ingested once per module; every test gets a copy."""
-    d = tmp_path_factory.mktemp("chat_pages") / "var"
-    build_data_dir(d, shared_embedder, ["lumen_release_notes.md"])
-    return d
+    d = tmp_path_factory.mktemp("chat_pages") / "var"  # a copy of the session's build
+    return copy_of_built("release-notes", tmp_path_factory, shared_embedder,
+                         ["lumen_release_notes.md"], d)[0]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from backend.config import Settings
 from backend.security.access import Scope
 from backend.services.container import Ragscope
 from tests.fake_llm_support import recorder  # noqa: F401  (fixture)
-from tests.page_support import (app, ask_on_chat_page, build_data_dir,  # noqa: F401
+from tests.page_support import (app, ask_on_chat_page, copy_of_built,  # noqa: F401
                                 components, plain, shared_model)
 from tests.sse_support import parse_sse
 
@@ -24,9 +24,9 @@ INVENTED = "Archives keep their data for 90 days by default [1]."
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory, shared_embedder):
-    d = tmp_path_factory.mktemp("unsupported") / "var"
-    build_data_dir(d, shared_embedder, ["lumen_release_notes.md"])
-    return d
+    d = tmp_path_factory.mktemp("unsupported") / "var"  # a copy of the session's build
+    return copy_of_built("release-notes", tmp_path_factory, shared_embedder,
+                         ["lumen_release_notes.md"], d)[0]
 
 
 @pytest.fixture
