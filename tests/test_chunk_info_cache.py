@@ -4,25 +4,14 @@ a document, version or chunk — through a second Ragscope on the same data dir 
 process's view) or in plain SQL — shows in the next search's hits."""
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import event, text
 
-from backend.ingest.records import IngestItem
 from backend.retrieval import RetrievalParams, Retriever
 from backend.security.access import Scope
 from backend.store.models import Document
+from tests.pumpwerk_corpus import corpus  # noqa: F401  (the fixture)
 
 Q = "Druckerhöhungsanlage Pumpwerk Wartung"
-DOC = ("# Pumpwerk {n}\n\nDie Druckerhöhungsanlage im Pumpwerk {n} wird jährlich gewartet.\n\n"
-       "## Wartung\n\nDer Fachbetrieb prüft Ventile im Pumpwerk {n}.")
-
-
-@pytest.fixture
-def corpus(ingestor):
-    items = [IngestItem(f"{n}.md", data=DOC.format(n=n).encode(), source_uri=f"test://{n}")
-             for n in ("nord", "sued")]
-    outs = ingestor.ingest_many(items, collection="netz")
-    return ingestor.rs, {o.filename: o.document_id for o in outs}
 
 
 def _hits(rs):

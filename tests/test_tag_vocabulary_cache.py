@@ -4,27 +4,16 @@ service, through a second Ragscope on the same data dir (another process's view)
 SQL, or a document's deletion cascading to its tags — routes the next search accordingly."""
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import event, text
 
-from backend.ingest.records import IngestItem
 from backend.retrieval import RetrievalParams, Retriever
 from backend.retrieval.tag_routing import vocabulary
 from backend.security.access import Actor, Scope
 from backend.services import tags
+from tests.pumpwerk_corpus import corpus  # noqa: F401  (the fixture)
 
 ROOT = Actor.system()
 Q = "Pumpwerk Wartung Hochdruck"
-DOC = ("# Pumpwerk {n}\n\nDie Druckerhöhungsanlage im Pumpwerk {n} wird jährlich gewartet.\n\n"
-       "## Wartung\n\nDer Fachbetrieb prüft Ventile im Pumpwerk {n}.")
-
-
-@pytest.fixture
-def corpus(ingestor):
-    items = [IngestItem(f"{n}.md", data=DOC.format(n=n).encode(), source_uri=f"test://{n}")
-             for n in ("nord", "sued")]
-    outs = ingestor.ingest_many(items, collection="netz")
-    return ingestor.rs, {o.filename: o.document_id for o in outs}
 
 
 def _routed(rs) -> tuple[list[str], list[int]]:
