@@ -12,7 +12,7 @@ from typing import Sequence
 from backend.store import generation_cache, repo
 
 _GENERATIONS_SQL = ("SELECT (SELECT value FROM acl_generation WHERE id = 1) || ':' || "
-                    "(SELECT value FROM store_generations WHERE name = 'content')")
+                    f"({generation_cache.store_counter('content')})")
 
 
 def memberships_indexed(s) -> bool:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from backend.store import generation_cache
 from backend.store.models import Chunk, Document, DocumentVersion, Section
 
-_CONTENT_GENERATION = "SELECT value FROM store_generations WHERE name = 'content'"
+_CONTENT_GENERATION = generation_cache.store_counter("content")
 
 
 @dataclass(frozen=True)  # shared by the searches of a process (current_chunk_infos)

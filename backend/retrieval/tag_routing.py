@@ -26,7 +26,7 @@ from backend.store import tags as store_tags
 
 PREFIX_FROM = 5  # a tag word this long also matches longer query words it starts
 _WORD = re.compile(r"\w+")
-_GENERATION_SQL = "SELECT value FROM store_generations WHERE name = 'tags'"
+_GENERATION_SQL = generation_cache.store_counter("tags")
 
 
 def category_types(store, categories: Iterable[str]) -> list[str]:

@@ -23,6 +23,11 @@ T = TypeVar("T")
 MAX_ENTRIES = 4096  # values kept per counter and engine
 
 
+def store_counter(name: str) -> str:
+    """The statement that reads counter `name` of `store_generations` (migration 0030)."""
+    return f"SELECT value FROM store_generations WHERE name = '{name}'"
+
+
 class GenerationCache:
     def __init__(self, engine, sql: str, max_entries: int = MAX_ENTRIES):
         """`sql` reads the counter (one row, one column)."""
