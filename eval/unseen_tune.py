@@ -44,7 +44,21 @@ def load_tune():
         q.support = [dataclasses.replace(s, doc=Path(s.doc).name) for s in q.support]
         q.split = "tune"
         qs.append(q)
-    return AnswerGoldenset(data.get("name", "unseen_en_tune"), qs, COLLECTION)
+    return AnswerGoldenset(data.get("name", "unseen_en_tune"), qs, collection=COLLECTION)
+
+
+def load_tune_both():
+    """The tune split of both halves without follow-ups (eval.unseen_set's tuning loader,
+    which refuses the test split); support paths reduced to file names."""
+    from eval.answer_set import AnswerGoldenset
+    from eval.unseen_set import load_unseen_for_tuning
+
+    qs = []
+    for q in load_unseen_for_tuning().questions:
+        if q.type in ("answerable", "unanswerable"):
+            q.support = [dataclasses.replace(s, doc=Path(s.doc).name) for s in q.support]
+            qs.append(q)
+    return AnswerGoldenset("unseen_tune", qs, collection=COLLECTION)
 
 
 def ensure_ingested(rs) -> None:
@@ -82,7 +96,8 @@ def answers(rs, gs) -> dict:
                       and not r.metrics["correct"]]}
 
 
-def retrieval(rs, gs, normalisation: str) -> dict:
+def retrieval(rs, gs, normalisation: str, vector_weight: float | None = None,
+              anchor_boost: float | None = None) -> dict:
     from backend.security.access import Scope
     from backend.retrieval.engine import Retriever
     from backend.retrieval.types import RetrievalParams
@@ -94,7 +109,9 @@ def retrieval(rs, gs, normalisation: str) -> dict:
         if q.type != "answerable":
             continue
         res = Retriever(rs).retrieve(q.question, RetrievalParams(
-            k=max(KS), collections=[COLLECTION], normalisation=normalisation),
+            k=max(KS), collections=[COLLECTION], normalisation=normalisation,
+            vector_weight=vector_weight,
+            **({} if anchor_boost is None else {"anchor_boost": anchor_boost})),
             scope=Scope.everything())
         want = [squash(s.sentence) for s in q.support]
         rank = next((h.rank for h in res.hits
@@ -117,6 +134,13 @@ def main(argv=None) -> int:
     ap.add_argument("--abstain", action="store_true", help="fit the abstention model on the "
                     "tune splits (eval/abstain_tuning.py; --abstain --help for its options)")
     ap.add_argument("--normalisation", default="max", choices=["max", "minmax"])
+    ap.add_argument("--both", action="store_true", help="with --retrieval: the tune split of "
+                    "both halves (German and English documents), not only eval/unseen/en_tune.yaml")
+    ap.add_argument("--vector-weight", type=float, default=None,
+                    help="with --retrieval: one fusion weight of the vector side for every "
+                    "question (default: the weight table by model and language)")
+    ap.add_argument("--anchor-boost", type=float, default=None,
+                    help="with --retrieval: RetrievalParams.anchor_boost (default: its default)")
     a = ap.parse_args(argv)
     from backend.config import Settings
     from backend.services.container import Ragscope
@@ -124,8 +148,8 @@ def main(argv=None) -> int:
     rs = Ragscope(Settings())
     try:
         ensure_ingested(rs)
-        gs = load_tune()
-        out = retrieval(rs, gs, a.normalisation) if a.retrieval else answers(rs, gs)
+        gs = load_tune_both() if a.both else load_tune()
+        out = retrieval(rs, gs, a.normalisation, a.vector_weight, a.anchor_boost) if a.retrieval else answers(rs, gs)
         print(json.dumps({"model": rs.settings.embedding_model, **out}))
     finally:
         rs.close()

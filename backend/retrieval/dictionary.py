@@ -172,6 +172,20 @@ def lookup(d: Dictionary, word: str, source: str) -> list[str]:
     return []
 
 
+def knows(d: Dictionary, word: str) -> bool:
+    """Whether `word` is an entry of either side, as written or by a stem of its inflected
+    form (no compound parts): a word the dictionary does not know is most likely a name
+    ("Talblick", "Hollerbach") or a coined compound ("Waldfreibad")."""
+    for source in ("de", "en"):
+        if d.translate(word, source):
+            return True
+        for end in _ENDINGS[source]:
+            if word.endswith(end) and len(word) - len(end) >= COMPOUND_PART \
+                    and d.translate(word[:-len(end)], source):
+                return True
+    return False
+
+
 def translations(d: Dictionary, words: list[str], source: str, stop: frozenset[str], *,
                  per_word: int, keep: Callable[[str], bool] | None = None,
                  limit: int | None = None) -> dict[str, list[str]]:

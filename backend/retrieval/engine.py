@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from backend.security.access import NO_ACCESS, Scope
 from backend.ingest.dedup import base_source
 from backend.index.base import IndexFilter, IndexHit
-from backend.retrieval import (dictionary, domain_query, filter_reads, fusion, lookup, policies,
-                               tag_routing)
+from backend.retrieval import (anchors, dictionary, domain_query, filter_reads, fusion, lookup,
+                               policies, tag_routing)
 from backend.retrieval.query import ParsedQuery, parse_query
 from backend.retrieval.rerank import DEFAULT_RERANKER, Reranker
 from backend.retrieval.types import (
@@ -108,6 +108,8 @@ class Retriever:
         if routed[0]:
             self._route_tags(p, hits, routed, route_ms, trace)
         hits = self._boost(q, p, hits, trace)
+        hits = anchors.boost(self.rs, q.raw or query, flt, hits, p.anchor_boost, trace,
+                             policy=p.policy)
         hits = policies.apply(self, p, hits, result)
         if p.rerank:
             hits = self._rerank(q, hits, trace)

@@ -42,6 +42,9 @@ class RetrievalParams(BaseModel):
     min_score: float | None = Field(None, description="drop hits whose final score is lower")
     exact_boost: float = Field(0.15, ge=0.0, le=10.0,
                                description="added for quoted phrases / titles / file names")
+    anchor_boost: float = Field(1.5, ge=0.0, le=10.0, description="added to every hit of a "
+                                "document that a rare name of the question occurs in, times "
+                                "the top score (backend/retrieval/anchors.py; 0 = off)")
     fuzzy: bool = False
     translate: bool = Field(True, description="add the question's words in the other language "
                             "(German/English dictionary, when installed) to the keyword query")
