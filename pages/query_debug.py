@@ -8,7 +8,7 @@ import streamlit as st
 from backend.security import auth
 from backend.services import debug
 from backend.errors import NotFound
-from backend.retrieval import POLICIES
+from backend.retrieval import POLICIES, RetrievalParams
 from backend.retrieval.compare import compare_results, shared_time_range
 from backend.retrieval.report import (
     candidates_side_by_side,
@@ -57,6 +57,9 @@ if trace_id and asked and not st.session_state.get(K.DEBUG_QUERY):  # (every run
 choices = debug.filter_choices(rs, scope=current_scope())
 
 
+ANCHOR_DEFAULT = RetrievalParams.model_fields["anchor_boost"].default
+
+
 def _param_form(col, letter: str) -> dict:
     key = f"{K.DEBUG_PARAM}.{letter}."
     with col:
@@ -74,8 +77,12 @@ def _param_form(col, letter: str) -> dict:
         expand = c1.selectbox("Expansion", ["none", "neighbours", "section"], key=key + "expand")
         budget = c2.number_input("Expansion budget (chars)", 0, 20000, 2000, 250,
                                  key=key + "budget")
-        cap = c1.number_input("Per-document cap (0 = none)", 0, 50, 0, key=key + "cap")
-        min_score = c2.number_input("Minimum score (0 = none)", 0.0, 10.0, 0.0, 0.05,
+        anchor = c1.number_input("Anchor-word boost", 0.0, 5.0, ANCHOR_DEFAULT, 0.1,
+                                 key=key + "anchor",
+                                 help="a rare name of the query (one the dictionary does not "
+                                      "know) lifts the passages of the documents naming it")
+        cap = c2.number_input("Per-document cap (0 = none)", 0, 50, 0, key=key + "cap")
+        min_score = c1.number_input("Minimum score (0 = none)", 0.0, 10.0, 0.0, 0.05,
                                     key=key + "min")
         cols = st.multiselect("Collections", choices["collections"], key=key + "collections")
         types = st.multiselect("Document types", choices["doc_types"], key=key + "doc_types")
@@ -86,7 +93,8 @@ def _param_form(col, letter: str) -> dict:
         group = flags[2].checkbox("Group by document", key=key + "group")
     return {"policy": policy, "k": int(k), "candidates": int(cand), "fusion": fusion,
             "rrf_k": int(rrf_k), "vector_weight": None if auto else float(vw),
-            "normalisation": norm, "exact_boost": float(boost), "expand": expand,
+            "normalisation": norm, "exact_boost": float(boost), "anchor_boost": float(anchor),
+            "expand": expand,
             "expand_chars": int(budget), "per_document_cap": int(cap) or None,
             "min_score": float(min_score) or None, "collections": cols or None,
             "doc_types": types or None, "file_types": ftypes or None, "fuzzy": fuzzy,
