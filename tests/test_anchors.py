@@ -40,6 +40,9 @@ def test_candidates_are_names_and_codes_not_the_first_word_stop_words_or_years()
         ["Calora", "AW12"]
     assert candidates("Wer leitet die Projektrunde Riedland im Jahr 2025?") == \
         ["Projektrunde", "Riedland", "Jahr"]
+    assert candidates("How wide will the RS 3 cycle superhighway be?") == ["RS"]  # a code
+    assert candidates("Who owns task A4 of the Q3 plan?") == ["A4", "Q3"]
+    assert candidates("Is it so in Berlin?") == ["Berlin"]  # "so", "in": not codes
     assert candidates("") == []
 
 
@@ -90,4 +93,4 @@ def test_a_word_the_dictionary_knows_is_a_noun_not_a_name():
     assert candidates(question, lambda w: dictionary.knows(d, w)) == \
         ["Wohnungsgenossenschaft", "Talblick", "Jahr"]
     assert candidates("Which Mitarbeiter of Riedland own task A4?",
-                      lambda w: dictionary.knows(d, w)) == ["Riedland"]  # "A4": too short
+                      lambda w: dictionary.knows(d, w)) == ["Riedland", "A4"]

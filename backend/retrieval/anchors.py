@@ -9,7 +9,8 @@ cannot either (MiniLM is an English model), so an English question about a Germa
 was answered from an English document that shares the question's ordinary words.
 
 An anchor is a word of the question that is capitalised or carries a digit (not the
-question's first word, not a stop word, at least 3 characters), that the German–English
+question's first word, not a stop word, at least 3 characters or a two-character code such as
+"RS", "A4", "Q3"), that the German–English
 dictionary does not know when it is installed (so a name or code, not one of the capitalised
 German nouns: "Talblick" and "AW12" are anchors, "Mitglieder" is not), and that occurs in at
 least one and at most `MAX_DOCUMENTS` documents within the search's filter. Every hit of such a
@@ -42,7 +43,9 @@ def candidates(question: str, known: Callable[[str], bool] | None = None) -> lis
     words = _WORD.findall(question)
     out: list[str] = []
     for i, w in enumerate(words):
-        if i == 0 or len(w) < 3 or w.casefold() in STOP_WORDS:
+        code = len(w) == 2 and w.isupper() or (len(w) == 2 and w[0].isupper()
+                                                 and w[1].isdigit())
+        if i == 0 or (len(w) < 3 and not code) or w.casefold() in STOP_WORDS:
             continue
         if not (w[0].isupper() or any(c.isdigit() for c in w)):
             continue
