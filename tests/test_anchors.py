@@ -94,3 +94,14 @@ def test_a_word_the_dictionary_knows_is_a_noun_not_a_name():
         ["Wohnungsgenossenschaft", "Talblick", "Jahr"]
     assert candidates("Which Mitarbeiter of Riedland own task A4?",
                       lambda w: dictionary.knows(d, w)) == ["Riedland", "A4"]
+
+
+def test_when_every_hit_is_of_a_named_document_the_scores_stay_as_they_are(corpus):
+    rs, ids = corpus
+    only = RetrievalParams(collections=["coop"], document_ids=[ids["geschaeftsbericht_talblick.md"]])
+    on = Retriever(rs).retrieve(QUESTION, only, scope=Scope.everything())
+    off = Retriever(rs).retrieve(QUESTION, only.model_copy(update={"anchor_boost": 0}),
+                                 scope=Scope.everything())
+    stage = next(s for s in on.trace.stages if s.name == "anchors")
+    assert stage.params["anchors"] == {} and stage.params["boosted"] == 0
+    assert [(h.chunk_id, h.score) for h in on.hits] == [(h.chunk_id, h.score) for h in off.hits]

@@ -86,6 +86,9 @@ def boost(rs, question: str, flt: IndexFilter, hits: list[Hit], weight: float,
         docs = documents_of(rs, w, flt)
         if docs:
             anchors[w] = sorted(docs)
+    named = set().union(*anchors.values()) if anchors else set()
+    if named and all(h.document_id in named for h in hits):
+        anchors = {}  # every hit is of a named document: nothing to tell apart, scores kept
     boosted = 0
     if anchors:
         top = max(h.score for h in hits) or 1.0
