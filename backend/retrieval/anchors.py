@@ -43,8 +43,7 @@ def candidates(question: str, known: Callable[[str], bool] | None = None) -> lis
     words = _WORD.findall(question)
     out: list[str] = []
     for i, w in enumerate(words):
-        code = len(w) == 2 and w.isupper() or (len(w) == 2 and w[0].isupper()
-                                                 and w[1].isdigit())
+        code = len(w) == 2 and w.isupper()  # "RS", "A4", "Q3"
         if i == 0 or (len(w) < 3 and not code) or w.casefold() in STOP_WORDS:
             continue
         if not (w[0].isupper() or any(c.isdigit() for c in w)):
