@@ -30,6 +30,12 @@ COLLECTION = "unseen"
 KS = (1, 3, 5, 10)
 
 
+def _by_file_name(q):
+    """`q` with its support paths reduced to file names (the store knows documents by them)."""
+    q.support = [dataclasses.replace(s, doc=Path(s.doc).name) for s in q.support]
+    return q
+
+
 def load_tune():
     """The tuning questions without follow-ups; support paths reduced to file names (the
     store knows documents by file name)."""
@@ -41,9 +47,8 @@ def load_tune():
         if obj.get("type", "answerable") not in ("answerable", "unanswerable"):
             continue
         q = parse_question(obj, f"{TUNE.name} question {i}")
-        q.support = [dataclasses.replace(s, doc=Path(s.doc).name) for s in q.support]
         q.split = "tune"
-        qs.append(q)
+        qs.append(_by_file_name(q))
     return AnswerGoldenset(data.get("name", "unseen_en_tune"), qs, collection=COLLECTION)
 
 
@@ -53,11 +58,8 @@ def load_tune_both():
     from eval.answer_set import AnswerGoldenset
     from eval.unseen_set import load_unseen_for_tuning
 
-    qs = []
-    for q in load_unseen_for_tuning().questions:
-        if q.type in ("answerable", "unanswerable"):
-            q.support = [dataclasses.replace(s, doc=Path(s.doc).name) for s in q.support]
-            qs.append(q)
+    qs = [_by_file_name(q) for q in load_unseen_for_tuning().questions
+          if q.type in ("answerable", "unanswerable")]
     return AnswerGoldenset("unseen_tune", qs, collection=COLLECTION)
 
 
@@ -149,7 +151,8 @@ def main(argv=None) -> int:
     try:
         ensure_ingested(rs)
         gs = load_tune_both() if a.both else load_tune()
-        out = retrieval(rs, gs, a.normalisation, a.vector_weight, a.anchor_boost) if a.retrieval else answers(rs, gs)
+        out = (retrieval(rs, gs, a.normalisation, a.vector_weight, a.anchor_boost)
+               if a.retrieval else answers(rs, gs))
         print(json.dumps({"model": rs.settings.embedding_model, **out}))
     finally:
         rs.close()

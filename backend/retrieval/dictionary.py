@@ -153,16 +153,23 @@ COMPOUND_PART = 4  # letters of the last part of a German compound looked up on 
 _ENDINGS = {"de": ("en", "er", "es", "em", "e", "n", "s"), "en": ("es", "s", "ed", "d")}
 
 
-def lookup(d: Dictionary, word: str, source: str) -> list[str]:
-    """Translations of `word` from `source`; of its stem when the inflected form is not an
-    entry ("genehmigte" → "genehmigt", "approved" → "approve"); for a German compound the
-    dictionary lacks, of its longest last part it has ("Speichervolumen" → "Volumen")."""
+def _as_written_or_stem(d: Dictionary, word: str, source: str) -> list[str]:
+    """Translations of `word` as written, else of the first stem of its inflected form that
+    is an entry."""
     found = d.translate(word, source)
     for end in _ENDINGS.get(source, ()):
         if found:
             return found
         if word.endswith(end) and len(word) - len(end) >= COMPOUND_PART:
             found = d.translate(word[:-len(end)], source)
+    return found
+
+
+def lookup(d: Dictionary, word: str, source: str) -> list[str]:
+    """Translations of `word` from `source`; of its stem when the inflected form is not an
+    entry ("genehmigte" → "genehmigt", "approved" → "approve"); for a German compound the
+    dictionary lacks, of its longest last part it has ("Speichervolumen" → "Volumen")."""
+    found = _as_written_or_stem(d, word, source)
     if found or source != "de" or len(word) < 2 * COMPOUND_PART:
         return found
     for i in range(3, len(word) - COMPOUND_PART + 1):
@@ -176,14 +183,7 @@ def knows(d: Dictionary, word: str) -> bool:
     """Whether `word` is an entry of either side, as written or by a stem of its inflected
     form (no compound parts): a word the dictionary does not know is most likely a name
     ("Talblick", "Hollerbach") or a coined compound ("Waldfreibad")."""
-    for source in ("de", "en"):
-        if d.translate(word, source):
-            return True
-        for end in _ENDINGS[source]:
-            if word.endswith(end) and len(word) - len(end) >= COMPOUND_PART \
-                    and d.translate(word[:-len(end)], source):
-                return True
-    return False
+    return any(_as_written_or_stem(d, word, source) for source in ("de", "en"))
 
 
 def translations(d: Dictionary, words: list[str], source: str, stop: frozenset[str], *,

@@ -108,8 +108,7 @@ class Retriever:
         if routed[0]:
             self._route_tags(p, hits, routed, route_ms, trace)
         hits = self._boost(q, p, hits, trace)
-        hits = anchors.boost(self.rs, q.raw or query, flt, hits, p.anchor_boost, trace,
-                             policy=p.policy)
+        hits = anchors.boost(self.rs, query, flt, hits, p.anchor_boost, trace, policy=p.policy)
         hits = policies.apply(self, p, hits, result)
         if p.rerank:
             hits = self._rerank(q, hits, trace)
