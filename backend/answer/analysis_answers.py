@@ -16,6 +16,7 @@ from backend.answer.compose import (
     one_line,
     w,
 )
+from backend.answer import topic
 from backend.answer.context import Answer, Context, NoRoute
 from backend.errors import AnalysisError, NotFound
 
@@ -74,34 +75,43 @@ def extract(ctx: Context) -> Answer:
     seen: dict[int, tuple] = {}
     failed: dict[int, str] = {}
 
+    words = ctx.dictionary
+
     def accept(doc: int):
         t0 = time.perf_counter()
         try:
-            sec = find_section(_source(ctx, doc), it.section) if it.section else None
+            src = _source(ctx, doc)
+            sec = find_section(src, it.section) if it.section else None
             a = analyze_document(ctx.rs, doc, what=names,
                                  section=sec.id if sec is not None else None, scope=ctx.scope)
         except (AnalysisError, NotFound) as e:
             failed[doc] = str(e)
             return None
         everything = sorted((i for n in names for i in a.items(n)), key=lambda i: i.start)
-        items = [i for i in everything if keep(i, it.status, it.topic)]
-        seen[doc] = (a, everything, items, sec, _ms(t0))
+        about = topic.refine(it.topic, everything, title=src.title, filename=src.filename,
+                             text=src.text, d=words, end=min(
+                                 (x.start for x in src.sections if x.start > 0), default=None))
+        items = [i for i in everything if keep(i, it.status, None)
+                 and topic.matches(about.words, i, words)]
+        seen[doc] = (a, everything, items, sec, _ms(t0), about)
         return items or None
 
     doc, _, choice = ctx.choose(accept, what)
     if doc not in seen:
         raise NoRoute(failed.get(doc) or f"document {doc} cannot be analysed")
-    a, everything, found, sec, ms = seen[doc]
+    a, everything, found, sec, ms, about = seen[doc]
     if not found:  # issue 22: an analysis answer only when it found what was asked
-        about = f", none about {it.topic or it.status!r}" if (it.topic or it.status) else ""
+        asked = about.text or it.status
         raise NoRoute(f"{ctx.title(doc)!r} has {len(everything)} "
-                      f"{what.split(' about')[0]} items{about}")
+                      f"{what.split(' about')[0]} items" + (f", none about {asked!r}" if asked
+                                                            else "") +
+                      (f" ({about.note()})" if about.dropped else ""))
     ref = a.document
     cites = Citations()
     notes = []
     lines = items_answer(ref.title, ref.version_number, names, found,
                          document_id=ref.document_id, version_id=ref.version_id,
-                         lang=ctx.lang, status=it.status, topic=it.topic,
+                         lang=ctx.lang, status=it.status, topic=about.text,
                          section=sec.label if sec else None, limit=ctx.limit, cites=cites)
     if len(found) > ctx.limit:
         notes.append(f"{len(found) - ctx.limit} more item(s) on the Analysis page "
@@ -112,7 +122,8 @@ def extract(ctx: Context) -> Answer:
                             found=len(found), total=len(everything), shown=min(len(found),
                                                                                 ctx.limit),
                             cached=all(r.cached for r in a.results.values()),
-                            refined_by=sorted(refined))
+                            refined_by=sorted(refined), topic=about.text,
+                            topic_dropped=[{"word": w_, "why": why} for w_, why in about.dropped])
     return Answer("\n".join(lines), cites.places, [choice, stage], notes,
                   model="rules" + (" + " + ", ".join(sorted(refined)) if refined else ""))
 

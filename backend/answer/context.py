@@ -103,6 +103,14 @@ class Context:
         self.collections = list(sess.settings.collections)
         self.also: list[int] = []  # other documents that could answer (see choose)
 
+    @property
+    def dictionary(self):
+        """The German–English dictionary (None when absent): topic words across languages
+        and verb forms (backend/answer/topic.py)."""
+        from backend.retrieval import dictionary
+
+        return dictionary.get(self.rs.settings.dictionary_path)
+
     def title(self, doc_id: int) -> str:
         d = self.docs.get(doc_id)
         return (d.title or d.filename) if d else str(doc_id)

@@ -9,7 +9,7 @@ show the matched rule in the query-debug trace; None means "no analysis intent, 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from backend.analysis.types import DOC_KINDS
@@ -173,7 +173,8 @@ _DATE = re.compile(r"\b(?:am|vom|on|of|from)?\s*\d{1,2}\.?\s*(?:Januar|Jänner|F
 # with a topic, passages answer them better than a list of items.
 _FACT_Q = re.compile(r"^\s*(?:bis wann|wann|wie (?:viele?|hoch|lange|oft)|when|how (?:many|much|long|"
                      r"often|soon)|what (?:is|was) the|was (?:ist|war) (?:die|der|das)|wer (?:ist|war)|"
-                     r"who (?:is|was))\b", _I)
+                     r"who (?:is|was)|wer (?:hat|haben|hatte|hatten)|who (?:has|have|had|approved|"
+                     r"signed))\b", _I)
 _SPECIFIC_WORDS = 2  # more topic words than this: a specific question, left to retrieval
 _WORD = re.compile(r"[\wäöüÄÖÜß][\w./:-]*[\wäöüÄÖÜß]|[\wäöüÄÖÜß]", re.UNICODE)
 
@@ -198,8 +199,20 @@ def _residual(q: str, named: Sequence[DocCandidate], patterns: Sequence[re.Patte
     return out
 
 
-def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Intent | None, str]:
-    """The intent of a question and why (for the query-debug trace), or (None, why not)."""
+# a month or a year names when the meeting was ("im Mai 2025"), seldom a topic: not counted
+# as a topic word for `_SPECIFIC_WORDS` (kept in the topic: the items may have it)
+_WHEN = re.compile(r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
+                   r"Oktober|November|Dezember|January|February|March|May|June|July|October|"
+                   r"December|\d{4})", _I)
+
+
+def explain(question: str, documents: Sequence[DocCandidate] = (),
+            verbs: Callable[[str], bool] | None = None) -> tuple[Intent | None, str]:
+    """The intent of a question and why (for the query-debug trace), or (None, why not).
+    `verbs(word)`: whether a topic word is a form of a verb and no noun (the dictionary's;
+    the chat's route passes it): such verbs are the question's phrasing ("gelten", "fasste",
+    "impose") and do not make a question specific; the handler drops any verb form no item
+    has (backend/answer/topic.py)."""
     q = " ".join(question.split())
     if not q:
         return None, "empty question"
@@ -268,9 +281,10 @@ def explain(question: str, documents: Sequence[DocCandidate] = ()) -> tuple[Inte
     topic = _residual(q, named, [rx for _, rx in extract_cues] + [
         _QUESTIONISH, _SHORT, _LONG, _VERSIONS, _OPEN] + [rx for _, rx in doc_types]
         + [rx for rx, _ in _SECTION])
-    if len(topic) > _SPECIFIC_WORDS:
-        return None, (f"a specific question ({len(topic)} topic words besides the cue "
-                      f"{cues[0]!r}: {', '.join(topic[:6])}): passages answer it better")
+    content = [t for t in topic if not _WHEN.fullmatch(t) and not (verbs and verbs(t))]
+    if len(content) > _SPECIFIC_WORDS:
+        return None, (f"a specific question ({len(content)} topic words besides the cue "
+                      f"{cues[0]!r}: {', '.join(content[:6])}): passages answer it better")
     if topic and all(c.lower() in singular_cues for c in cues):
         return None, (f"a question after one item ({cues[0]!r} … {' '.join(topic)}): passages "
                       "answer it better")

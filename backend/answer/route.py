@@ -49,6 +49,7 @@ from backend.answer.context import (  # noqa: F401  (re-exported: the route's pu
 from backend.answer.intents import _URL, DocCandidate, Intent, explain, has_cue
 from backend.errors import AnalysisError, NotFound
 from backend.ingest.dedup import base_source
+from backend.retrieval import dictionary
 from backend.retrieval.domain_query import repair
 from backend.retrieval.types import (
     Hit,
@@ -122,7 +123,9 @@ def route(chat, sess, q: str, scope: Scope) -> Routed:
     if not docs:
         return Routed(None, "no analysable document in the session's collections", _ms(t0),
                       **passage)
-    intent, why = explain(q, [DocCandidate(d.id, d.title, d.filename, d.doc_type) for d in docs])
+    words = dictionary.get(chat.rs.settings.dictionary_path)
+    intent, why = explain(q, [DocCandidate(d.id, d.title, d.filename, d.doc_type) for d in docs],
+                          verbs=(lambda w: dictionary.is_phrasing_verb(words, w)) if words else None)
     if intent is None:
         return Routed(None, why, _ms(t0), **passage)
     ctx = Context(chat, sess, q, intent, docs, scope)

@@ -43,6 +43,9 @@ class Dictionary:
     lines: int = 0
     bad_lines: int = 0
     load_s: float = 0.0
+    # every one-word form of the verb entries, both languages, case-folded ("gelten",
+    # "gilt", "gegolten", "take", "took", "taken"): `is_verb_form`
+    verbs: set[str] = field(default_factory=set)
 
     def translate(self, word: str, source: str) -> list[str]:
         """The word's one-word translations into the other language, in dictionary order
@@ -85,6 +88,47 @@ def parse_line(line: str) -> list[tuple[str, str]] | None:
     return [(d, e) for ds, es in zip(de_subs, en_subs) for d in ds for e in es]
 
 
+_VERB_TAG = re.compile(r"\{v[itr]*\}")  # {v}, {vi}, {vt}, {vr}: the entry is a verb
+# the pronouns, prepositions and placeholders of a verb entry's forms ("er/sie gilt",
+# "to go", "to impose sth. on sb.", "sich beziehen auf")
+_FORM_WORDS = frozenset({"ich", "du", "er", "sie", "es", "wir", "ihr", "man", "sich", "to", "i",
+                         "he", "she", "it", "we", "you", "they", "sth.", "sb.", "sb.'s", "etw.",
+                         "jdm.", "jdn.", "jds.", "jd.", "on", "for", "with", "at", "in", "about",
+                         "of", "up", "out", "off", "auf", "an", "für", "mit", "von", "zu", "über",
+                         "um", "aus", "bei"})
+
+
+def verb_forms(line: str) -> set[str]:
+    """The one-word forms of a verb entry, both sides ("gelten {vi} | geltend | gegolten |
+    es gilt :: to be valid | …" → gelten, geltend, gegolten, gilt); empty for other lines.
+    Forms joined with "/" ("er/sie", "hat/hatte") are pronouns and auxiliaries."""
+    if "::" not in line or not _VERB_TAG.search(line.split("::")[0].split("|")[0]):
+        return set()
+    out: set[str] = set()
+    for side in line.split("::")[:2]:
+        for sub in side.split("|"):
+            for syn in _NOTES.sub(" ", sub).split(";"):
+                ws = [w for w in syn.split() if "/" not in w and w.casefold() not in _FORM_WORDS]
+                if len(ws) == 1 and _WORD.match(ws[0]):
+                    out.add(ws[0].casefold())
+    return out
+
+
+def is_verb_form(d: Dictionary | None, word: str) -> bool:
+    """Whether a word as written in a question is a form of a verb: a lower-case word
+    ("take", "fasste", "gelten") among the verb entries' forms. Capitalised words are
+    German nouns ("Treffen") or names; without a dictionary, nothing is."""
+    return d is not None and word[:1].islower() and word.casefold() in d.verbs
+
+
+def is_phrasing_verb(d: Dictionary | None, word: str) -> bool:
+    """A verb form that is no noun: not also the translation of a German noun (German nouns
+    are capitalised: "test" → "Test", "take" → "Ansicht" are nouns too; "impose",
+    "simulated", "gelten", "fasste" are not)."""
+    return is_verb_form(d, word) and not any(
+        t[:1].isupper() for t in d.en_de.get(word.casefold(), ()))
+
+
 def load(path: str | Path) -> Dictionary:
     """Parse the file into both directions (words case-folded as keys, translations as
     written, each once, in file order)."""
@@ -100,6 +144,8 @@ def load(path: str | Path) -> Dictionary:
             for de, en in pairs:
                 _add(d.de_en, de, en)
                 _add(d.en_de, en, de)
+            if "{v" in line:
+                d.verbs |= verb_forms(line)
     d.load_s = round(time.perf_counter() - t0, 2)
     return d
 

@@ -75,7 +75,8 @@ class Retriever:
         trace.stages.append(Stage("query", _ms(t0), {
             "normalised": q.text, "language": q.language, "truncated": q.truncated,
             "phrases": q.phrases, "exact_tokens": q.exact_tokens, "inventory": q.inventory,
-            "inventory_topic": q.inventory_topic, "inventory_types": q.inventory_types}))
+            "inventory_topic": q.inventory_topic, "inventory_types": q.inventory_types,
+            "inventory_language": q.inventory_language}))
         result = RetrievalResult(query=query, params=p, hits=[], trace=trace,
                                  language=q.language)
         if q.truncated:

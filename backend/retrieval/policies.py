@@ -182,10 +182,11 @@ def inventory(r: Searcher, q: "ParsedQuery", p: RetrievalParams, flt: IndexFilte
     t0 = time.perf_counter()
     result.mode = "inventory"
     ids = flt.document_ids
-    if q.inventory_types:  # "Welche Protokolle …": only documents of that type
-        with r.rs.store.session() as s:
-            ids = repo.document_ids(s, repo.DocumentFilter(doc_types=q.inventory_types,
-                                                           document_ids=ids))
+    if q.inventory_types or q.inventory_language:  # "Welche (englischsprachigen) Protokolle
+        with r.rs.store.session() as s:  # …": only documents of that type / language
+            ids = repo.document_ids(s, repo.DocumentFilter(
+                doc_types=q.inventory_types or None, document_ids=ids,
+                languages=[q.inventory_language] if q.inventory_language else None))
     if not q.inventory_topic:
         collections = scope.collections(p.collections)  # the readable ones, as retrieval's
         docs = []
@@ -211,6 +212,7 @@ def inventory(r: Searcher, q: "ParsedQuery", p: RetrievalParams, flt: IndexFilte
         for i, h in enumerate(result.hits, 1):
             h.rank = i
     result.trace.stages.append(Stage("inventory", _ms(t0), {
-        "topic": q.inventory_topic, "types": q.inventory_types, "cutoff": p.inventory_cutoff},
+        "topic": q.inventory_topic, "types": q.inventory_types,
+        "language": q.inventory_language, "cutoff": p.inventory_cutoff},
                                      [Candidate(str(d.document_id), d.score, d.rank)
                                       for d in result.documents]))

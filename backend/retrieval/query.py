@@ -44,20 +44,29 @@ def _inventory() -> tuple[list[re.Pattern], dict[str, tuple[str, ...]]]:
     return got
 
 
+# "Welche der englischsprachigen Dokumente …", "Which of the German-language documents …":
+# the documents' language (of their active version) narrows the list
+_LANGUAGE_DE = (r"(?:(?P<en>englischsprachige[nr]?|englische[nr]?)|"
+                r"(?P<de>deutschsprachige[nr]?|deutsche[nr]?))")
+_LANGUAGE_EN = r"(?:(?P<en>English(?:-language)?)|(?P<de>German(?:-language)?))"
+
+
 def _patterns(de_nouns: str, en_nouns: str) -> list[re.Pattern]:
     return [
-        re.compile(rf"^\s*welche\s+(?P<n>{de_nouns})\b(?:\s+(?:gibt\s+es|haben\s+wir|liegen\s+vor|"
+        re.compile(rf"^\s*welche\s+(?:der\s+)?(?:{_LANGUAGE_DE}\s+)?(?P<n>{de_nouns})\b"
+                   r"(?:\s+(?:gibt\s+es|haben\s+wir|liegen\s+vor|"
                    r"existieren))?\s*(?:(?:zu[mr]?|über|ueber|zum\s+thema|betreffend|mit|im\s+bereich)"
                    r"\s+(?P<t>.+?)|(?:betreffen|behandeln|erwähnen|erwaehnen|beschreiben|regeln|"
                    r"nennen|handeln\s+von|befassen\s+sich\s+mit|beziehen\s+sich\s+auf|geht\s+es\s+um|"
-                   r"gibt\s+es\s+(?:zu[mr]?|über|ueber))\s+(?P<t2>.+?))?\s*\??\s*$", re.I),
+                   r"gibt\s+es\s+(?:zu[mr]?|über|ueber)|sind|ist)\s+(?P<t2>.+?))?\s*\??\s*$", re.I),
         re.compile(r"^\s*(?:gibt\s+es|habt\s+ihr|haben\s+wir)\s+(?:dokumente|unterlagen)\s+"
                    r"(?:zu[mr]?|über|ueber)\s+(?P<t>.+?)\s*\??\s*$", re.I),
         re.compile(r"^\s*(?:liste|zeige)\s+(?:mir\s+)?(?:alle\s+)?(?:dokumente|unterlagen)"
                    r"(?:\s+(?:zu[mr]?|über|ueber)\s+(?P<t>.+?))?\s*\??\s*$", re.I),
-        re.compile(rf"^\s*(?:which|what)\s+(?P<n>{en_nouns})\s*"
+        re.compile(rf"^\s*(?:which|what)\s+(?:of\s+the\s+)?(?:{_LANGUAGE_EN}\s+)?(?P<n>{en_nouns})\s*"
                    r"(?:(?:are\s+there\s+)?(?:cover|covers|mention|mentions|discuss|discusses|"
                    r"are\s+about|about|on|deal\s+with|talk\s+about|exist\s+(?:on|about|for)|"
+                   r"name|names|refer\s+to|are(?!\s+there\b)|is|"
                    r"do\s+we\s+have\s+(?:on|about))\s+(?P<t>.+?))?\s*(?:are\s+there|exist|do\s+we\s+have)?"
                    r"\s*\??\s*$", re.I),
         re.compile(r"^\s*(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:documents|docs|files)"
@@ -79,6 +88,7 @@ class ParsedQuery:
     inventory: bool = False
     inventory_topic: str = ""
     inventory_types: list[str] = field(default_factory=list)  # doc types named by the noun
+    inventory_language: str = ""  # "Welche englischsprachigen Dokumente …": "en"
     translations: list[str] = field(default_factory=list)  # keyword query only (dictionary)
     expansions: list[str] = field(default_factory=list)  # keyword query only (synonyms)
 
@@ -102,10 +112,16 @@ def parse_query(raw: str, *, inventory: bool = True) -> ParsedQuery:
             if m:
                 g = m.groupdict()
                 q.inventory = True
-                topic = (g.get("t") or g.get("t2") or "").strip(" ?.!")
-                q.inventory_topic = _ARTICLE.sub("", topic)
+                topic = _ARTICLE.sub("", (g.get("t") or g.get("t2") or "").strip(" ?.!"))
                 kind = kind_nouns.get((g.get("n") or "").lower())
+                if not kind:  # "… documents are minutes of a board meeting": the kind
+                    first = re.match(r"([\wäöüß-]+)\s*(?:(?:of|for|für|zu[mr]?|über)\s+)?", topic, re.I)
+                    kind = kind_nouns.get(first.group(1).lower()) if first else None
+                    if kind:
+                        topic = _ARTICLE.sub("", topic[first.end():].strip(" ?.!"))
+                q.inventory_topic = topic
                 q.inventory_types = list(kind or ())
+                q.inventory_language = "en" if g.get("en") else "de" if g.get("de") else ""
                 break
     return q
 

@@ -215,6 +215,7 @@ class DocumentFilter:
     statuses: Sequence[str] | None = None
     document_ids: Sequence[int] | None = None
     title_contains: str | None = None
+    languages: Sequence[str] | None = None  # of the active version ("de", "en")
 
 
 def _document_query(f: DocumentFilter):
@@ -236,6 +237,10 @@ def _document_query(f: DocumentFilter):
         q = q.where(Document.status.in_(list(f.statuses)))
     if f.document_ids is not None:
         q = q.where(Document.id.in_(list(f.document_ids)))
+    if f.languages is not None:
+        q = q.where(Document.id.in_(select(DocumentVersion.document_id).where(
+            DocumentVersion.is_active.is_(True),
+            DocumentVersion.language.in_(list(f.languages)))))
     if f.title_contains:
         needle = f.title_contains.lower()  # a substring: `%` and `_` match themselves
         q = q.where(or_(func.lower(Document.title).contains(needle, autoescape=True),
