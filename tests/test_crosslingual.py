@@ -101,3 +101,23 @@ def test_an_english_question_is_answered_from_a_german_sentence(answer_rs, monke
     assert (ANSWER in a.text) is right, a.text
     if right:
         assert not a.abstained and "[" in a.text  # quoted with its citation
+
+
+def test_a_word_whose_translation_the_corpus_has_is_not_unseen():
+    """An English question over German documents: "doors" is no unknown word when the
+    corpus has "Türen" (the old rule counted it unseen and declined right German sentences,
+    issue 22)."""
+    from backend.answer.evidence.crosslingual import CrossLingual
+    from backend.answer.evidence.question import analyse
+    from backend.answer.evidence.scoring import unseen
+
+    corpus = {"türen", "tür"}
+
+    def share(word: str) -> float:
+        return 0.1 if word.casefold() in corpus else 0.0
+
+    question = "How many fire doors were replaced?"
+    bridged = analyse(question, CrossLingual(str(FIXTURE), model=False))
+    plain = analyse(question, None)
+    assert "doors" in plain.words and bridged.bridge is not None
+    assert unseen(bridged, share)[0] == pytest.approx(unseen(plain, share)[0] - 1 / len(plain.words))

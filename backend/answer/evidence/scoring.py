@@ -170,10 +170,21 @@ def in_corpus(word: str, share: Callable[[str], float]) -> bool:
 def unseen(q: Question, share: Callable[[str], float] | None) -> tuple[float, float]:
     """Shares of the question's content words that the corpus does not contain at all (by
     the keyword index), of all and of the capitalised ones: "Paris", "IBAN", "Gaspreis" make
-    a question the documents cannot answer, however well its other words match."""
+    a question the documents cannot answer, however well its other words match. A word one
+    of whose dictionary translations the corpus has is seen: "How wide will the cycle
+    superhighway be?" over a German press release ("breit", "Radschnellweg") is no question
+    about unknown things (issue 22: the old rule declined right German sentences)."""
     if share is None or not q.words:
         return 0.0, 0.0
-    gone = [w for w in q.words if not in_corpus(w, share)]
+
+    def seen(w: str) -> bool:
+        if in_corpus(w, share):
+            return True
+        ts = terms(w)
+        aliases = q.bridge.aliases.get(ts[0], ()) if q.bridge is not None and ts else ()
+        return any(share(t) for t in sorted(aliases))  # at most MAX_ALIASES
+
+    gone = [w for w in q.words if not seen(w)]
     caps = [w for w in q.words if w[:1].isupper()]
     return (len(gone) / len(q.words),
             sum(1 for w in gone if w[:1].isupper()) / len(caps) if caps else 0.0)
