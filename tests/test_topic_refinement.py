@@ -177,3 +177,43 @@ def test_a_topic_no_decision_has_goes_to_the_passages(chat_rs):
     route = load_result_dict(chat_rs.store, msg.trace_id, viewer=None,
                              is_admin=True)["trace"]["stages"][0]["params"]
     assert route["path"] == "passage" and "none about 'Parkhaus'" in route["why"], route
+
+
+# ---- sections by title, documents by whole name parts ----------------------------------------
+
+@pytest.mark.parametrize("question,section", [
+    ("Summarise the section on working from abroad in Ostrander & Paige's remote working "
+     "policy.", "working from abroad"),
+    ("Fasse den Abschnitt über Abfälle der Laborordnung zusammen.", "Abfälle"),
+    ("What does the section on mobile working say?", "mobile working"),
+    ("Fass Kapitel 2 zusammen", "2"),
+])
+def test_a_section_is_named_by_its_title(question, section):
+    from backend.answer.intents import _section
+
+    assert _section(question) == section
+
+
+def test_a_name_word_in_the_middle_of_a_question_word_names_no_document():
+    """"round" (from an untitled note's first line "went round the table") is no part of
+    "groundbreaking"; "Werkausschuss" is one of "Werkausschusssitzung"."""
+    from backend.answer.intent_documents import DocCandidate, _documents
+
+    docs = [DocCandidate(1, "infra sync notes, went round the table", "infra_sync.txt"),
+            DocCandidate(2, "Werkausschuss Protokoll", "protokoll_werkausschuss.txt")]
+    assert _documents("Summarise the press release about the groundbreaking.", docs) == []
+    assert [d.id for d in _documents("Was wurde in der Werkausschusssitzung beschlossen?",
+                                     docs)] == [2]
+
+
+def test_the_chat_summarises_a_section_named_by_its_title(chat_rs):
+    from backend.chat.service import ChatService
+    from backend.security.access import Scope
+
+    svc = ChatService(chat_rs)
+    sess = svc.create_session(None)
+    msg = svc.ask(sess.uuid, "Summarise the section on mobile working in the information "
+                  "security policy.", scope=Scope.everything()).message
+    assert msg.provider == "analysis", msg.content
+    assert msg.content.splitlines()[0].startswith("Summary of “Information Security Policy” – "
+                                                  "8 Mobile Working"), msg.content

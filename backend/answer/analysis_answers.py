@@ -55,6 +55,21 @@ def find_section(src: Source, ref: str) -> SectionRef:
     raise AnalysisError(f"no section {ref!r} in {src.filename or src.title}")
 
 
+def _named_section(src: Source, ref: str, question: str) -> SectionRef:
+    """The section a question names by number, else by the title words it gives after the
+    number ("Abschnitt 3.1 Energetische Modernisierung …" in a report whose headings carry
+    no "3.1": the section titled so)."""
+    from backend.answer.intents import section_title
+
+    try:
+        return find_section(src, ref)
+    except AnalysisError:
+        title = section_title(question)
+        if not title:
+            raise
+        return find_section(src, title)
+
+
 def _source(ctx: Context, doc: int, version: int | None = None) -> Source:
     from backend.analysis.service import load_source, resolve
 
@@ -148,7 +163,7 @@ def summarize(ctx: Context) -> Answer:
         t0 = time.perf_counter()
         try:
             if it.section:
-                sec = find_section(_source(ctx, doc), it.section)
+                sec = _named_section(_source(ctx, doc), it.section, ctx.q)
                 sm = summarize_section(ctx.rs, doc, sec.id if sec.id is not None else sec.label,
                                        length=it.length, scope=ctx.scope)
             else:

@@ -21,7 +21,7 @@ class DocCandidate:
 _STOP = {"und", "der", "die", "das", "des", "den", "dem", "for", "the", "and", "von", "vom", "zum",
          "zur", "mit", "gmbh", "stadtwerke", "birkenau", "docx", "pdf", "txt", "html", "odt",
          "data", "version", "minutes", "report", "policy", "manual", "guide", "protokoll",
-         "handbuch", "richtlinie", "sitzung"}
+         "handbuch", "richtlinie", "sitzung", "press", "release", "pressemitteilung"}
 
 
 def _tokens(text: str) -> set[str]:
@@ -31,7 +31,15 @@ def _tokens(text: str) -> set[str]:
 # generic words of document names (in _STOP: they name a kind, not a document) with their
 # other-language forms; they only break ties between documents named equally well
 _GENERIC_ALIASES = {"handbook": "handbuch", "manual": "handbuch", "minutes": "protokoll",
-                    "policy": "richtlinie", "guideline": "richtlinie", "report": "bericht"}
+                    "policy": "richtlinie", "guideline": "richtlinie", "report": "bericht",
+                    "presse": "press"}
+
+
+def _part_of(t: str, w: str) -> bool:
+    """A name word inside a question word as a compound part: at its start or its end (up to
+    an inflection ending: "Werkausschusssitzung", "Wasserpreises"), not in the middle
+    ("round" is no part of "groundbreaking")."""
+    return w.startswith(t) or any(w[:len(w) - k].endswith(t) for k in range(0, 4))
 
 
 def _name_words(q: str, d: DocCandidate) -> tuple[set[str], set[str], int]:
@@ -43,8 +51,8 @@ def _name_words(q: str, d: DocCandidate) -> tuple[set[str], set[str], int]:
     title = {t for t in _tokens(d.title) if not t.isdigit()}
     fname = {t for t in _tokens(re.sub(r"[_.-]", " ", d.filename.rsplit(".", 1)[0]))
              if not t.isdigit()} - title
-    in_title = {t for t in title if any(t in w for w in words)}
-    in_name = {t for t in fname if any(t in w for w in words)}
+    in_title = {t for t in title if any(_part_of(t, w) for w in words)}
+    in_name = {t for t in fname if any(_part_of(t, w) for w in words)}
     generic = {t for t in re.findall(r"[a-zäöüß]{4,}", (d.title + " " + re.sub(
         r"[_.-]", " ", d.filename)).lower()) if t in _STOP}
     asked = {_GENERIC_ALIASES.get(p.rstrip("s"), p.rstrip("s")) for p in parts}

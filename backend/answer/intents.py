@@ -122,7 +122,34 @@ _SECTION = [
                 r"fünfte|fünften|letzte|letzten|first|second|third|fourth|fifth|last)\s+"
                 r"(?:Kapitels?|Abschnitts?|chapter|section|Teils?|part)\b", _I), "ordinal"),
 ]
+# "the section on working from abroad", "den Abschnitt über Abfälle": a section named by its
+# title (found by the words in its label, backend/analysis/service.find_section)
+_SECTION_ON = re.compile(
+    r"\b(?:section|chapter|part)\s+(?:on|about|titled|called|headed)\s+[\"“‘']?(?P<t>.+?)[\"”’']?"
+    r"(?=\s+(?:in|of)\s+(?:the\b|this\b|that\b|[A-Z])|\s+(?:say|says|state|states|contain|"
+    r"contains|mean|means|cover|covers)\b|[?.!,;:]|$)"
+    r"|\b(?:Abschnitt|Kapitel|Teil)\s+(?:über|zu[mr]?|namens|mit dem Titel)\s+"
+    r"(?:(?:den|die|das|dem)\s+)?[„\"']?(?P<d>.+?)[“\"']?"
+    r"(?=\s+(?:in|im|des|der|aus|vom|von)\s+|[?.!,;:]|$)", _I)
+# the words after a section number ("Abschnitt 3.1 Energetische Modernisierung des …"): its
+# title, tried when the number is not a section of the document
+_SECTION_TITLE = re.compile(
+    r"\b(?:Kapitel|Abschnitt|Chapter|Section|Teil|Part|Punkt)\s+\d+(?:\.\d+)*\s+[„\"“]?"
+    r"(?P<t>(?!(?:zusammen|des|der|im|in|of|from)\b)[^\s,.;:?!]+"
+    r"(?:\s+(?!(?:des|der|im|in|aus|vom|von|of|in|from|zusammen)\b)"
+    r"[^\s,.;:?!]+){0,3})", _I)
+
+
+def section_title(q: str) -> str | None:
+    """The title words a question gives after a section number, if any."""
+    m = _SECTION_TITLE.search(q)
+    return m.group("t").strip("„“\"") if m else None
+
+
 def _section(q: str) -> str | None:
+    m = _SECTION_ON.search(q)
+    if m:
+        return (m.group("t") or m.group("d")).strip()
     for rx, fmt in _SECTION:
         m = rx.search(q)
         if not m:
@@ -279,7 +306,7 @@ def explain(question: str, documents: Sequence[DocCandidate] = (),
         return None, "analysis wording, but not a question or request"
     cues = [m.group(0) for _, m in hits if m]
     topic = _residual(q, named, [rx for _, rx in extract_cues] + [
-        _QUESTIONISH, _SHORT, _LONG, _VERSIONS, _OPEN] + [rx for _, rx in doc_types]
+        _QUESTIONISH, _SHORT, _LONG, _VERSIONS, _OPEN, _SECTION_ON] + [rx for _, rx in doc_types]
         + [rx for rx, _ in _SECTION])
     content = [t for t in topic if not _WHEN.fullmatch(t) and not (verbs and verbs(t))]
     if len(content) > _SPECIFIC_WORDS:
