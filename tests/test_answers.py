@@ -230,3 +230,23 @@ def test_a_version_number_is_no_value_unless_a_version_is_asked():
     assert new_value(analyse("What is the default value of gateway.max_connections?"),
                      "Der Standardwert beträgt 512.")
     assert new_value(analyse("In which version will gateway.maxConn be removed?"), sentence)
+
+
+@pytest.mark.parametrize("question,evidence,expected", [
+    ("Welches Kältemittel enthält die Calora AW12?",
+     [Evidence(1, "Die Calora AW12 ist eine monoblock ausgeführte Luft/Wasser-Wärmepumpe zur "
+               "Aufstellung im Freien.", "Betriebsanleitung Calora AW12", "1 Überblick"),
+      Evidence(2, "Das Kältemittel ist R290 mit einer Füllmenge von 1,45 kg.",
+               "Betriebsanleitung Calora AW12", "3 Technische Daten")], "R290"),
+    ("Which refrigerant does the Calora AW12 contain?",
+     [Evidence(1, "The Calora AW12 is a monobloc air-to-water heat pump for outdoor "
+               "installation.", "Calora AW12 operating manual", "1 Overview"),
+      Evidence(2, "It uses the natural refrigerant R290 (propane).",
+               "Calora AW12 operating manual", "3 Data")], "R290"),
+])
+def test_a_sentence_inherits_its_documents_name(question, evidence, expected):
+    """The answer sentence seldom repeats the name the question gives the document; the
+    first sentence, which does, is no better for it (issue 22)."""
+    from backend.answer.extractive import answer_text
+
+    assert expected in answer_text(question, evidence)

@@ -211,6 +211,16 @@ def _bridged(b: Bridge, sets: list[set[str]], cands: list[Candidate], attr: str
             for ts, c in zip(sets, cands)]
 
 
+def named_terms(q: Question, evidence: list[Evidence]) -> dict[int, set[str]]:
+    """Source number -> the question's terms its document's title has. A sentence inherits
+    its document's name: "Which refrigerant does the Calora AW12 contain?" is answered by
+    "It uses the natural refrigerant R290" in the "Calora AW12 operating manual", not by its
+    first sentence, which repeats the name (issue 22, chosen on the unseen tune split; only
+    the title: with every name-like word of the document's passages German sentences lost,
+    docs/chat.md "A sentence inherits its document's name")."""
+    return {e.n: q.terms & set(terms(e.document)) for e in evidence}
+
+
 def featurise(q: Question, evidence: list[Evidence],
               known: Known | None = None) -> list[Scored]:
     """Every candidate with its features (emb = 0 until `embed` fills it in). `known(word)`
@@ -218,7 +228,8 @@ def featurise(q: Question, evidence: list[Evidence],
     cands = candidates(evidence)
     if not cands:
         return []
-    own = [set(terms(c.match_text)) for c in cands]
+    given = named_terms(q, evidence)  # the document's title words count for each sentence
+    own = [set(terms(c.match_text)) | given.get(c.n, set()) for c in cands]
     before = [set(terms(c.previous)) for c in cands]
     head = [set(terms(c.heading)) for c in cands]
     if q.bridge is not None:  # a translation of a question word counts as the word
