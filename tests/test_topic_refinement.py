@@ -63,8 +63,9 @@ def test_words_that_name_the_document_are_no_topic_in_either_language(d):
     items = [_item("A1: Genehmigung beim Landratsamt nachfassen", "5. Offene Punkte")]
     t = topic.refine("fibre project Mai", items, title="Projektrunde Glasfaser Riedland",
                      filename="projektrunde_glasfaser.md", text=text, d=d)
-    assert t.words == [] and {w for w, _ in t.dropped} == {"fibre", "project", "Mai"}
-    assert all(why == "names the document" for _, why in t.dropped)
+    assert t.words == [] and dict(t.dropped) == {
+        "fibre": "names the document", "project": "names the document",
+        "Mai": "is a month or year, in no item"}
     # without the dictionary the English words name nothing: they stay, nothing matches
     t = topic.refine("fibre project", items, title="Projektrunde Glasfaser Riedland",
                      filename="projektrunde_glasfaser.md", text=text, d=None)
@@ -217,3 +218,24 @@ def test_the_chat_summarises_a_section_named_by_its_title(chat_rs):
     assert msg.provider == "analysis", msg.content
     assert msg.content.splitlines()[0].startswith("Summary of “Information Security Policy” – "
                                                   "8 Mobile Working"), msg.content
+
+
+def test_the_list_items_of_a_decisions_section_are_decisions(tmp_path):
+    """"## 4. Entscheidungen" with bullet points: each point is a decision (the minutes of a
+    project meeting say no "Beschluss:"; issue 22); the list marker is not quoted."""
+    from backend.analysis.extract_decisions import extract_decisions
+    from backend.analysis.source import source_from_file
+    from backend.answer.compose import item_line
+
+    f = tmp_path / "projektrunde_2025-05-07.md"
+    f.write_text("# Projektrunde Glasfaser – Protokoll vom 7. Mai 2025\n\n## 3. Bericht\n\n"
+                 "Henrik berichtet vom Stand der Arbeiten.\n\n## 4. Entscheidungen\n\n"
+                 "- Die Infoveranstaltung in Moosach wird durchgeführt.\n"
+                 "- Für das Spleißen wird ab Juni ein drittes Team beauftragt.\n\n"
+                 "## 5. Offene Punkte\n\n- Flyer für Moosach drucken\n", encoding="utf-8")
+    found = extract_decisions(source_from_file(f))
+    lines = [item_line(n, i, 1, "de") for n, i in enumerate(found, 1)]
+    assert [x.split(" (")[0] for x in lines] == [
+        "1. Die Infoveranstaltung in Moosach wird durchgeführt.",
+        "2. Für das Spleißen wird ab Juni ein drittes Team beauftragt."], lines
+    assert all(x.endswith("– 4. Entscheidungen [1]") for x in lines), lines

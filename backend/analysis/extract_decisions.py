@@ -63,12 +63,26 @@ def vote_of(text: str) -> dict | None:
     return vote or None
 
 
+# a section that holds the decisions as a list ("## 4. Entscheidungen", "Decisions taken")
+_DECISION_SECTION = re.compile(r"^\s*(?:(?:TOP\s*)?\d+(?:\.\d+)*[.)]?\s*)?(?:Beschlüsse|Entscheidungen|"
+                               r"Beschlusslage|Decisions(?: taken| made)?|Resolutions)\s*:?\s*$", re.I)
+
+
+def _in_decision_section(src: Source, u) -> bool:
+    return u.kind == "item" and bool(_DECISION_SECTION.match(src.sections[u.section].label or ""))
+
+
 def extract_decisions(src: Source) -> list[Item]:
     items: list[Item] = []
     covered: set[int] = set()
     units = src.units
     for i, u in content_units(src):
         if i in covered or u.kind == "code":
+            continue
+        if _in_decision_section(src, u):  # each list item of a "Entscheidungen" section
+            covered.add(i)
+            items.append(item_from_units(src, "decisions", i, i, 0.85, ["section"], label="",
+                                         vote=vote_of(u.text), outcome=_outcome(u.text)))
             continue
         blk = labelled_block(src, i, _DECISION_LABEL)
         if blk:

@@ -35,7 +35,7 @@ class ExtractorSpec:
 
 
 EXTRACTORS: dict[str, ExtractorSpec] = {s.name: s for s in (
-    ExtractorSpec("decisions", "1", "Decisions",
+    ExtractorSpec("decisions", "2", "Decisions",
                   "Beschlüsse, decisions, approvals and rejections, with vote results",
                   ("label", "outcome", "vote"), extract_decisions),
     ExtractorSpec("meeting_actions", "1", "Actions and open points",

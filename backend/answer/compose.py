@@ -149,6 +149,9 @@ def row_text(text: str, i: Item) -> str:
     return ", ".join(cells)
 
 
+_BULLET = re.compile(r"^\s*[-*•–]\s+")
+
+
 def item_line(n: int, i: Item, cite: int, lang: str) -> str:
     """`n. quote (details) – section, p. X [cite]`."""
     where = i.section or ""
@@ -156,6 +159,7 @@ def item_line(n: int, i: Item, cite: int, lang: str) -> str:
         where += f", {w('page', lang)} {i.page}"
     text = one_line(i.fields.get("context") if i.extractor == "config_keys"
                     and i.fields.get("context") and i.text == i.fields.get("key") else i.text)
+    text = _BULLET.sub("", text)  # "- Die Infoveranstaltung …": the list's own marker
     if i.extractor == "config_keys" and text != i.text:
         text = f"{i.text}: {text}"
     d = details(i, lang)

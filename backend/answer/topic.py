@@ -11,6 +11,7 @@ at hand, a topic word that no item contains is
 
 * dropped when it is a form of a verb (the German–English dictionary's verb entries, any
   inflection: "take", "fasste", "gelten", "impose"): the question's phrasing, not its topic;
+* dropped when it is a month or a year ("im Mai 2025": the meeting's date);
 * dropped when it names the document: it, or one of its translations, occurs in the title,
   the file name or the document's first lines ("fibre" → "Glasfaser" in "Projektrunde
   Glasfaserausbau Riedland", "Q3" in "Statusbericht Q3 2025", "Mai" → "May" in "meeting held
@@ -28,13 +29,14 @@ from dataclasses import dataclass, field
 
 from backend.analysis.types import Item
 from backend.answer.compose import _stem
+from backend.answer.intents import _WHEN
 from backend.retrieval.dictionary import Dictionary, is_verb_form, lookup
 from backend.retrieval.stopwords import STOP_WORDS
 
 OPENING_LINES = 2  # the document's first non-empty lines name it (title, meeting, date)
 OPENING_CHARS = 400
 MAX_TRANSLATIONS = 8  # per topic word and direction
-MIN_TRANSLATION = 4  # letters: shorter translations ("Tor", "bar") match too much
+MIN_TRANSLATION = 3  # letters; a short one ("May") matches only as a whole word (`found`)
 _TOKEN = re.compile(r"[\wäöüÄÖÜß][\w./-]*", re.UNICODE)
 
 
@@ -111,6 +113,9 @@ def refine(topic: str | None, items: list[Item], *, title: str, filename: str, t
             continue
         if verb:
             out.dropped.append((w, "is a verb of the question, in no item"))
+            continue
+        if _WHEN.fullmatch(w):  # "im Mai 2025": when the meeting was, not what it decided
+            out.dropped.append((w, "is a month or year, in no item"))
             continue
         head = opening(title, filename, text, end) if head is None else head
         if found(stems, head):
