@@ -106,8 +106,7 @@ def extract(ctx: Context) -> Answer:
         about = topic.refine(it.topic, everything, title=src.title, filename=src.filename,
                              text=src.text, d=words, end=min(
                                  (x.start for x in src.sections if x.start > 0), default=None))
-        items = [i for i in everything if keep(i, it.status, None)
-                 and topic.matches(about.words, i, words)]
+        items = [i for i in everything if keep(i, it.status) and topic.matches(about, i)]
         seen[doc] = (a, everything, items, sec, _ms(t0), about)
         return items or None
 

@@ -192,9 +192,6 @@ def items_answer(title: str, version: int, names: list[str], items: list[Item], 
 
 # ---- topic and status filters -----------------------------------------------------------
 
-_TOKEN = re.compile(r"[\wäöüÄÖÜß][\w./-]*", re.UNICODE)
-
-
 def _stem(word: str) -> str:
     w_ = word.lower().strip(".-/")
     for suffix in ("ungen", "ung", "en", "es", "er", "e", "n", "s"):
@@ -203,20 +200,11 @@ def _stem(word: str) -> str:
     return w_
 
 
-def topic_match(topic: str | None, i: Item) -> bool:
-    """Whether an item is about the topic: every topic word (stemmed) occurs in the item's
-    text or its section label, also inside compounds ("Wasserpreis" in "Wasserpreise")."""
-    if not topic:
-        return True
-    hay = (i.text + " " + i.section + " " + " ".join(str(v) for v in i.fields.values()
-                                                     if isinstance(v, str))).lower()
-    return all(_stem(t) in hay for t in _TOKEN.findall(topic))
-
-
-def keep(i: Item, status: str | None, topic: str | None) -> bool:
-    if status == "open" and i.extractor == "meeting_actions" and i.fields.get("status") == "done":
-        return False
-    return topic_match(topic, i)
+def keep(i: Item, status: str | None) -> bool:
+    """The status filter of a list answer ("open items": not the done ones); the topic filter
+    is backend/answer/topic.py."""
+    return not (status == "open" and i.extractor == "meeting_actions"
+                and i.fields.get("status") == "done")
 
 
 def line_citations(text: str, n_sources: int) -> dict:

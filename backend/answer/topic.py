@@ -45,6 +45,7 @@ class Topic:
     """The topic words the items must contain, and the dropped ones with the reason."""
     words: list[str] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    stems: list[set[str]] = field(default_factory=list)  # per word: what finds it (`forms`)
 
     @property
     def text(self) -> str | None:
@@ -110,6 +111,7 @@ def refine(topic: str | None, items: list[Item], *, title: str, filename: str, t
         stems = {_stem(w)} if verb else forms(w, d)  # a verb counts only as written
         if any(found(stems, h) for h in hays):
             out.words.append(w)
+            out.stems.append(stems)
             continue
         if verb:
             out.dropped.append((w, "is a verb of the question, in no item"))
@@ -122,10 +124,11 @@ def refine(topic: str | None, items: list[Item], *, title: str, filename: str, t
             out.dropped.append((w, "names the document"))
             continue
         out.words.append(w)
+        out.stems.append(stems)
     return out
 
 
-def matches(words: list[str], i: Item, d: Dictionary | None) -> bool:
+def matches(t: Topic, i: Item) -> bool:
     """Whether an item has every topic word (as written or translated; a verb as written)."""
     hay = item_text(i)
-    return all(found({_stem(w)} if is_verb_form(d, w) else forms(w, d), hay) for w in words)
+    return all(found(stems, hay) for stems in t.stems)
