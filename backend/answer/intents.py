@@ -193,9 +193,10 @@ _FUNCTION_WORDS = frozenset([
     "vor", "hin", "nach", "jeweils", "each", "every", "jede", "jeder", "welchem", "welcher",
 ])
 # a full date names the meeting ("am 12. März 2024"), not a topic of its items
-_DATE = re.compile(r"\b(?:am|vom|on|of|from)?\s*\d{1,2}\.?\s*(?:Januar|Jänner|Februar|März|April|Mai|"
-                   r"Juni|Juli|August|September|Oktober|November|Dezember|January|February|March|"
-                   r"May|June|July|October|December)\w*\s*\d{4}\b|\b\d{4}-\d{2}-\d{2}\b", _I)
+_MONTH = (r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|"
+          r"Dezember|January|February|March|May|June|July|October|December)")
+_DATE = re.compile(r"\b(?:am|vom|on|of|from)?\s*\d{1,2}\.?\s*" + _MONTH +
+                   r"\w*\s*\d{4}\b|\b\d{4}-\d{2}-\d{2}\b", _I)
 # Questions after one fact ("Wann ist die Frist für …?", "What is the due date of A-24-07?"):
 # with a topic, passages answer them better than a list of items.
 _FACT_Q = re.compile(r"^\s*(?:bis wann|wann|wie (?:viele?|hoch|lange|oft)|when|how (?:many|much|long|"
@@ -228,9 +229,7 @@ def _residual(q: str, named: Sequence[DocCandidate], patterns: Sequence[re.Patte
 
 # a month or a year names when the meeting was ("im Mai 2025"), seldom a topic: not counted
 # as a topic word for `_SPECIFIC_WORDS` (kept in the topic: the items may have it)
-_WHEN = re.compile(r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|"
-                   r"Oktober|November|Dezember|January|February|March|May|June|July|October|"
-                   r"December|\d{4})", _I)
+_WHEN = re.compile(rf"(?:{_MONTH}|\d{{4}})", _I)
 
 
 def explain(question: str, documents: Sequence[DocCandidate] = (),
