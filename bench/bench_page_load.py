@@ -167,13 +167,13 @@ def measure(url: str, names: list[str], repeat: int) -> tuple[list[tuple], list[
 
 
 def report(label: str, rows: list[tuple], errors: list[str], repeat: int,
-           load: tuple[str, str]) -> str:
+           load: tuple[str, str], note: str = "") -> str:
     import streamlit
 
     lines = [f"### {label}", "",
              f"- Date: {dt.date.today().isoformat()}; {os.cpu_count()} cores; load average "
-             f"{load[0]} before, {load[1]} after the run (`uptime`; the machine is shared with "
-             f"8 other helpers while this ran); Python {sys.version.split()[0]}, Streamlit "
+             f"{load[0]} before, {load[1]} after the run (`uptime`"
+             f"{'; ' + note if note else ''}); Python {sys.version.split()[0]}, Streamlit "
              f"{streamlit.__version__}, Debian chromium.",
              f"- `python bench/bench_page_load.py`: N={repeat} per page, signed in as admin, "
              f"sample corpus; seconds until the page's content element is visible.",
@@ -203,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", default=",".join(PAGES), help="comma-separated page names")
     ap.add_argument("--record", metavar="LABEL",
                     help=f"append the table under '{SECTION[3:]}' in docs/benchmarks.md")
+    ap.add_argument("--machine-note", default="",
+                    help="what else ran on the machine, for the record (e.g. 'nothing else ran')")
     args = ap.parse_args(argv)
     data = args.data or Path(tempfile.mkdtemp(prefix="bench_page_load_")) / "var"
     data.mkdir(parents=True, exist_ok=True)
@@ -211,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     before = load_average()
     with streamlit_app(data, PASSWORD, "bench_page_load.log") as url:
         rows, errors = measure(url, names, args.repeat)
-    text = report(args.record or "run", rows, errors, args.repeat, (before, load_average()))
+    text = report(args.record or "run", rows, errors, args.repeat, (before, load_average()),
+                  args.machine_note)
     print(text)
     if args.record:
         record(text)
