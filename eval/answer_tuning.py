@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import backend  # noqa: F401
+from backend.answer.evidence.corpus import unseen
 from backend.answer.evidence.question import analyse
 from backend.answer.evidence.scoring import (
     FEATURES,
@@ -34,7 +35,6 @@ from backend.answer.evidence.scoring import (
     _keyed,
     _unknown_name,
     featurise,
-    unseen,
 )
 from eval.answers import contains_answer, squash
 from eval.gate import ROOT

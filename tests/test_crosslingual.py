@@ -109,7 +109,7 @@ def test_a_word_whose_translation_the_corpus_has_is_not_unseen():
     issue 22)."""
     from backend.answer.evidence.crosslingual import CrossLingual
     from backend.answer.evidence.question import analyse
-    from backend.answer.evidence.scoring import unseen
+    from backend.answer.evidence.corpus import unseen
 
     corpus = {"türen", "tür"}
 

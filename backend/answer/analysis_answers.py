@@ -17,16 +17,16 @@ from backend.answer.compose import (
     w,
 )
 from backend.answer import topic
-from backend.answer.context import Answer, Context, NoRoute
+from backend.answer.compare_answers import compare_documents_answer, compare_versions_answer
+from backend.answer.context import (
+    Answer,
+    Context,
+    NoRoute,
+    analysis_stage,
+    elapsed_ms,
+    is_german,
+)
 from backend.errors import AnalysisError, NotFound
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 3)
-
-
-def _de(ctx) -> bool:
-    return ctx.lang == "de"
 
 
 def find_section(src: Source, ref: str) -> SectionRef:
@@ -107,7 +107,7 @@ def extract(ctx: Context) -> Answer:
                              text=src.text, d=words, end=min(
                                  (x.start for x in src.sections if x.start > 0), default=None))
         items = [i for i in everything if keep(i, it.status) and topic.matches(about, i)]
-        seen[doc] = (a, everything, items, sec, _ms(t0), about)
+        seen[doc] = (a, everything, items, sec, elapsed_ms(t0), about)
         return items or None
 
     doc, _, choice = ctx.choose(accept, what)
@@ -132,7 +132,7 @@ def extract(ctx: Context) -> Answer:
                      f"(analysis?doc={ref.document_id}).")
     notes += ctx.also_note(what) + list(a.warnings)
     refined = {r.refined_by for r in a.results.values() if r.refined_by}
-    stage = _analysis_stage(ms, doc, ref.version_number, names,
+    stage = analysis_stage(ms, doc, ref.version_number, names,
                             found=len(found), total=len(everything), shown=min(len(found),
                                                                                 ctx.limit),
                             cached=all(r.cached for r in a.results.values()),
@@ -140,13 +140,6 @@ def extract(ctx: Context) -> Answer:
                             topic_dropped=[{"word": w_, "why": why} for w_, why in about.dropped])
     return Answer("\n".join(lines), cites.places, [choice, stage], notes,
                   model="rules" + (" + " + ", ".join(sorted(refined)) if refined else ""))
-
-
-def _analysis_stage(ms: float, doc: int, version: int | None, names, **params):
-    from backend.retrieval.types import Stage
-
-    return Stage("analysis", ms, {"document_id": doc, "version": version,
-                                  "what": list(names), **params})
 
 
 # ---- summarize -----------------------------------------------------------------------------
@@ -169,7 +162,7 @@ def summarize(ctx: Context) -> Answer:
                 sm = summarize_document(ctx.rs, doc, length=it.length, scope=ctx.scope)
         except (AnalysisError, NotFound):
             return None
-        timing[doc] = _ms(t0)
+        timing[doc] = elapsed_ms(t0)
         return sm if sm.sentences else None
 
     what = f"section {it.section!r}" if it.section else "text to summarise"
@@ -179,12 +172,12 @@ def summarize(ctx: Context) -> Answer:
     ref = sm.document
     cites = Citations()
     scope = "" if sm.scope == "document" else f" – {sm.scope}"
-    method = ("extraktiv" if sm.method.startswith("extractive") else sm.method) if _de(ctx) \
+    method = ("extraktiv" if sm.method.startswith("extractive") else sm.method) if is_german(ctx) \
         else sm.method
     length = {"short": "kurz", "medium": "mittel", "long": "ausführlich"}.get(sm.length, sm.length) \
-        if _de(ctx) else sm.length
+        if is_german(ctx) else sm.length
     head = (f"Zusammenfassung von „{ref.title}“{scope}, Version {ref.version_number} "
-            f"({method}, {length}):" if _de(ctx) else
+            f"({method}, {length}):" if is_german(ctx) else
             f"Summary of “{ref.title}”{scope}, version {ref.version_number} "
             f"({method}, {length}):")
     lines = [head]
@@ -192,7 +185,7 @@ def summarize(ctx: Context) -> Answer:
         c = cites.cite(Place(ref.document_id, ref.version_id, s.section_id, [], s.page, s.start,
                              s.text, s.score or 1.0))
         lines.append(f"{n}. {one_line(s.text)} [{c}]")
-    stage = _analysis_stage(timing.get(doc, 0.0), doc, ref.version_number, ["summary"],
+    stage = analysis_stage(timing.get(doc, 0.0), doc, ref.version_number, ["summary"],
                             scope=sm.scope, length=sm.length, method=sm.method,
                             parts=sm.parts, sentences=len(sm.sentences), cached=sm.cached)
     return Answer("\n".join(lines), cites.places, [choice, stage],
@@ -201,161 +194,7 @@ def summarize(ctx: Context) -> Answer:
                   else sm.method)
 
 
-# ---- compare versions ------------------------------------------------------------------------
-
-
-def _ops(ops, lang: str, n: int = 4) -> str:
-    """A word diff (compare.WordOp list) as a short phrase: „a“ → „b“; „c“ ergänzt."""
-    parts = []
-    for op in [o for o in ops if o.op != "equal"][:n]:
-        a, b = one_line(op.a, 80), one_line(op.b, 80)
-        if op.op == "replace":
-            parts.append(f"„{a}“ → „{b}“" if lang == "de" else f"“{a}” → “{b}”")
-        elif op.op == "delete":
-            parts.append(f"„{a}“ gestrichen" if lang == "de" else f"“{a}” removed")
-        elif op.op == "insert":
-            parts.append(f"„{b}“ ergänzt" if lang == "de" else f"“{b}” added")
-    more = len([o for o in ops if o.op != "equal"]) - n
-    if more > 0:
-        parts.append(f"… (+{more})")
-    return "; ".join(parts)
-
-
-_STATUS = {"added": ("neu", "added"), "removed": ("entfallen", "removed"),
-           "changed": ("geändert", "changed")}
-
-
-def compare_versions_answer(ctx: Context) -> Answer:
-    from backend.analysis.compare import compare_versions
-
-    it = ctx.intent
-    va, vb = it.versions
-    if va is not None and vb is not None and va > vb:
-        va, vb = vb, va
-    timing: dict[int, float] = {}
-
-    def accept(doc: int):
-        if ctx.docs[doc].versions < 2:
-            return None
-        t0 = time.perf_counter()
-        try:
-            cmp = compare_versions(ctx.rs, doc, version_a=va, version_b=vb, scope=ctx.scope)
-        except (AnalysisError, NotFound):
-            return None
-        timing[doc] = _ms(t0)
-        return cmp
-
-    doc, cmp, choice = ctx.choose(accept, "two indexed versions" + (
-        f" ({va} and {vb})" if va and vb else f" (version {va})" if va else ""))
-    if cmp is None:
-        raise NoRoute(f"{ctx.title(doc)!r} has no versions {va} and {vb} to compare")
-    a, b = cmp.document_a, cmp.document_b
-    c = cmp.counts()
-    i = 0 if _de(ctx) else 1
-    cites = Citations()
-    head = (f"Änderungen von Version {a.version_number} zu Version {b.version_number} in "
-            f"„{b.title}“: {c['changed']} Abschnitt(e) geändert, {c['added']} hinzugefügt, "
-            f"{c['removed']} entfernt:" if _de(ctx) else
-            f"Changes from version {a.version_number} to version {b.version_number} of "
-            f"“{b.title}”: {c['changed']} section(s) changed, {c['added']} added, "
-            f"{c['removed']} removed:")
-    lines, n = [head], 0
-    changed = [ch for ch in cmp.sections if ch.status != "unchanged"]
-    for ch in changed[:ctx.limit]:
-        n += 1
-        if ch.status == "removed":
-            p = Place(a.document_id, a.version_id, ch.section_id_a, [], ch.page_a, None,
-                      ch.text_a[:600])
-        else:
-            p = Place(b.document_id, b.version_id, ch.section_id_b, [], ch.page_b, None,
-                      ch.text_b[:600])
-        detail = _ops(ch.ops, ctx.lang) if ch.status == "changed" else ""
-        lines.append(f"{n}. {ch.label} ({_STATUS[ch.status][i]})" + (f": {detail}" if detail
-                                                                      else "")
-                     + f" [{cites.cite(p)}]")
-    if cmp.items:
-        from backend.answer.compose import LABELS
-        from backend.analysis.compare import word_diff
-
-        lines.append("Geänderte Einträge der Analyse:" if _de(ctx) else
-                     "Changed items of the analysis:")
-        shown: set[str] = set()  # a sentence found by two extractors is listed once
-        for ic in cmp.items:
-            item = ic.b or ic.a
-            key = " ".join(item.text.split())
-            if key in shown or n - len(changed[:ctx.limit]) >= ctx.limit:
-                continue
-            shown.add(key)
-            n += 1
-            vid = b.version_id if ic.b is not None else a.version_id
-            c_ = cites.item(item, b.document_id, vid)
-            if ic.a is not None and ic.b is not None:
-                text = one_line(ic.b.text, 90) + ": " + _ops(word_diff(ic.a.text, ic.b.text),
-                                                             ctx.lang)
-            else:
-                text = (f"„{one_line(item.text, 160)}“" if _de(ctx)
-                        else f"“{one_line(item.text, 160)}”")
-            lines.append(f"{n}. {LABELS[ic.extractor][i]}, {_STATUS[ic.status][i]}: {text} – "
-                         f"{ic.section} [{c_}]")
-    notes = ctx.also_note("several versions")
-    if len(changed) > ctx.limit or len(cmp.items) > ctx.limit:
-        notes.append("The comparison has more changes than shown; the Analysis page has all.")
-    if not changed:
-        lines = [(f"Version {a.version_number} und {b.version_number} von „{b.title}“ "
-                  "unterscheiden sich im Text nicht." if _de(ctx) else
-                  f"Versions {a.version_number} and {b.version_number} of “{b.title}” do not "
-                  "differ in their text.")]
-    stage = _analysis_stage(timing.get(doc, 0.0), doc, b.version_number, ["compare_versions"],
-                            version_a=a.version_number, version_b=b.version_number, **c,
-                            items=len(cmp.items))
-    return Answer("\n".join(lines), cites.places, [choice, stage], notes, model="word diff")
-
-
-# ---- compare documents, cross-reference ------------------------------------------------------
-
-
-def compare_documents_answer(ctx: Context) -> Answer:
-    from backend.answer.compose import LABELS
-    from backend.analysis.compare import compare_documents
-    from backend.retrieval.types import Stage
-
-    it = ctx.intent
-    t0 = time.perf_counter()
-    for d in (it.document, it.document_b):
-        if d not in ctx.docs:
-            raise NoRoute(f"document {d} is not in the session's collections")
-    dc = compare_documents(ctx.rs, it.document, it.document_b, scope=ctx.scope)
-    a, b = dc.document_a, dc.document_b
-    cites = Citations()
-    topics = ", ".join(dc.shared_topics[:8]) or "–"
-    lines = [(f"Vergleich von „{a.title}“ und „{b.title}“ (Themenüberschneidung "
-              f"{dc.topic_similarity:.0%}; gemeinsame Themen: {topics}):" if _de(ctx) else
-              f"Comparison of “{a.title}” and “{b.title}” (topic overlap "
-              f"{dc.topic_similarity:.0%}; shared topics: {topics}):")]
-    n = 0
-    for name, o in dc.overlaps.items():
-        label = LABELS[name][0 if _de(ctx) else 1]
-        rows = [("both", x, y) for x, y in o.shared] + [("a", x, None) for x in o.only_a] + \
-            [("b", None, y) for y in o.only_b]
-        for kind, x, y in rows[:ctx.limit]:
-            n += 1
-            nums = []
-            if x is not None:
-                nums.append(cites.item(x, a.document_id, a.version_id))
-            if y is not None:
-                nums.append(cites.item(y, b.document_id, b.version_id))
-            where = {"both": "in beiden" if _de(ctx) else "in both",
-                     "a": f"nur in „{a.title}“" if _de(ctx) else f"only in “{a.title}”",
-                     "b": f"nur in „{b.title}“" if _de(ctx) else f"only in “{b.title}”"}[kind]
-            lines.append(f"{n}. {label}, {where}: {one_line((x or y).text, 200)} "
-                         f"[{', '.join(map(str, nums))}]")
-    stage = Stage("analysis", _ms(t0), {"document_id": a.document_id,
-                                        "document_b": b.document_id, "what": ["compare"],
-                                        "shared_topics": len(dc.shared_topics)})
-    choice = Stage("document_choice", 0.0, {"document_id": a.document_id,
-                                            "document_b": b.document_id,
-                                            "why": it.reason}, note=it.reason)
-    return Answer("\n".join(lines), cites.places, [choice, stage], [], model="topics + items")
+# ---- cross-reference ---------------------------------------------------------------------
 
 
 def cross_reference_answer(ctx: Context) -> Answer:
@@ -377,7 +216,7 @@ def cross_reference_answer(ctx: Context) -> Answer:
     if not hits:
         raise NoRoute("the cross-reference found no section of another document")
     cites = Citations()
-    lines = [(f"Abschnitte zu „{xr.origin if xr.origin != 'query' else xr.query}“:" if _de(ctx)
+    lines = [(f"Abschnitte zu „{xr.origin if xr.origin != 'query' else xr.query}“:" if is_german(ctx)
               else f"Sections on “{xr.origin if xr.origin != 'query' else xr.query}”:")]
     for n, h in enumerate(hits, 1):
         vid = _version_of(ctx, h.chunk_ids[0]) if h.chunk_ids else None
@@ -386,7 +225,7 @@ def cross_reference_answer(ctx: Context) -> Answer:
         page = f", {w('page', ctx.lang)} {h.page}" if h.page is not None else ""
         lines.append(f"{n}. {h.title} › {h.section}{page}: {one_line(h.snippet, 160)} "
                      f"({h.reason}) [{cites.cite(p)}]")
-    stage = Stage("analysis", _ms(t0), {"what": ["cross_reference"], "query": xr.query,
+    stage = Stage("analysis", elapsed_ms(t0), {"what": ["cross_reference"], "query": xr.query,
                                         "hits": len(hits)})
     choice = Stage("document_choice", 0.0, {"document_id": it.document,
                                             "why": "sections of other documents"})

@@ -51,8 +51,18 @@ class NoRoute(Exception):
     """The analysis cannot answer this question; the message says why (for the trace)."""
 
 
-def _ms(t0: float) -> float:
+def elapsed_ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def is_german(ctx: "Context") -> bool:
+    return ctx.lang == "de"
+
+
+def analysis_stage(ms: float, doc: int, version: int | None, names, **params) -> Stage:
+    """The trace stage of an analysis handler: which document and version, what it ran."""
+    return Stage("analysis", ms, {"document_id": doc, "version": version,
+                                  "what": list(names), **params})
 
 
 def language(q: str) -> str:
@@ -124,7 +134,7 @@ class Context:
         it, checked = self.intent, []
 
         def done(doc: int, payload, why: str, **extra):
-            return doc, payload, Stage("document_choice", _ms(t0), {
+            return doc, payload, Stage("document_choice", elapsed_ms(t0), {
                 "document_id": doc, "why": why, "checked": checked, **extra}, note=why)
 
         if it.document is not None:

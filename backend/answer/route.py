@@ -41,7 +41,7 @@ from backend.answer.context import (  # noqa: F401  (re-exported: the route's pu
     Context,
     DocInfo,
     NoRoute,
-    _ms,
+    elapsed_ms,
     language,
     previous_document,
     scope_documents,
@@ -113,28 +113,28 @@ def route(chat, sess, q: str, scope: Scope) -> Routed:
     passage = {"url": question_url.find_url(q) if url else None,
                "inventory": not url and parse_query(q).inventory}
     if not chat.rs.settings.chat_analysis_route and not url:
-        return Routed(None, "analysis routing is off (RAGSCOPE_CHAT_ANALYSIS_ROUTE)", _ms(t0),
+        return Routed(None, "analysis routing is off (RAGSCOPE_CHAT_ANALYSIS_ROUTE)", elapsed_ms(t0),
                       **passage)
     if url:  # a URL in the question: its page and the passages answer (issue 22, 26)
-        return Routed(None, question_url.route_reason(passage["url"]), _ms(t0), **passage)
+        return Routed(None, question_url.route_reason(passage["url"]), elapsed_ms(t0), **passage)
     if not has_cue(q):  # cheap first pass: most questions stop here
-        return Routed(None, explain(q)[1], _ms(t0), **passage)
+        return Routed(None, explain(q)[1], elapsed_ms(t0), **passage)
     docs = scope_documents(chat.rs, list(sess.settings.collections), scope)
     if not docs:
-        return Routed(None, "no analysable document in the session's collections", _ms(t0),
+        return Routed(None, "no analysable document in the session's collections", elapsed_ms(t0),
                       **passage)
     words = dictionary.get(chat.rs.settings.dictionary_path)
     intent, why = explain(q, [DocCandidate(d.id, d.title, d.filename, d.doc_type) for d in docs],
                           verbs=(lambda w: dictionary.is_phrasing_verb(words, w)) if words else None)
     if intent is None:
-        return Routed(None, why, _ms(t0), **passage)
+        return Routed(None, why, elapsed_ms(t0), **passage)
     ctx = Context(chat, sess, q, intent, docs, scope)
     try:
         answer = answers.HANDLERS[intent.action](ctx)
     except (NoRoute, AnalysisError, NotFound) as e:
-        return Routed(intent, f"{why}; not answered from the analysis: {e}", _ms(t0),
+        return Routed(intent, f"{why}; not answered from the analysis: {e}", elapsed_ms(t0),
                       **passage)
-    return Routed(intent, why, _ms(t0), answer)
+    return Routed(intent, why, elapsed_ms(t0), answer)
 
 
 # ---- answering ------------------------------------------------------------------------------
@@ -205,14 +205,14 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
     sources = [_source(n, h) for n, h in enumerate(hits, 1)]
     route_stage = routed.stage()
     trace = Trace(str(uuidlib.uuid4()), q, [Stage(**route_stage)] + a.stages)
-    trace.total_ms = round(routed.ms + _ms(t0), 3)
+    trace.total_ms = round(routed.ms + elapsed_ms(t0), 3)
     result = RetrievalResult(q, RetrievalParams(policy=cfg.policy, k=max(1, min(200, len(hits))),
                                                 persist_trace=True),
                              hits, trace, mode="analysis", language=language(q),
                              warnings=list(a.notes))
     owner = TraceOwner.user(sess.user) if sess.user else TraceOwner.system("cli")
     trace_id = save_trace(chat.rs.store, result, owner)
-    retrieval_ms = round(routed.ms + _ms(t0), 3)
+    retrieval_ms = round(routed.ms + elapsed_ms(t0), 3)
     yield Retrieved(sources, trace_id, retrieval_ms)
     yield Delta(a.text)
     text, fmt = apply_session_format(chat.rs, cfg, a.text)
@@ -226,7 +226,7 @@ def respond(chat, sess, q: str, routed: Routed) -> Iterator:
         sess.uuid, q, cfg, content=text, sources=sources, citations=citations,
         format_check=fmt, provider=PROVIDER, model=a.model, tokens_input=count_tokens(q),
         tokens_output=count_tokens(text), tokens_counted_locally=True, cost_usd=0.0,
-        cost_label="local", latency_ms=round(routed.ms + _ms(t0), 3), first_token_ms=None,
+        cost_label="local", latency_ms=round(routed.ms + elapsed_ms(t0), 3), first_token_ms=None,
         retrieval_ms=retrieval_ms, trace_id=trace_id, fallback=False, notice=notice)
 
 
