@@ -73,7 +73,7 @@ def opensearch_url(request, tmp_path_factory):
         node.stop()
 
 
-# ---- the scale-out stack (RAGSCOPE_TEST_STACK=1 python -m pytest -m stack; tests/stack_mode.py)
+# ---- the scale-out stack (RAGSCOPE_TEST_STACK=1 python -m pytest -n 0 -m stack; tests/stack_mode.py)
 def pytest_collection_modifyitems(config, items):
     from tests import stack_mode
 

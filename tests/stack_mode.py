@@ -1,7 +1,7 @@
 """The service-level tests against the scale-out stack (issue 25, section 5; docs/deployment.md,
 "The service-level tests against the stack"):
 
-    RAGSCOPE_TEST_STACK=1 python -m pytest -m stack
+    RAGSCOPE_TEST_STACK=1 python -m pytest -n 0 -m stack
 
 starts `python -m backend stack` once for the session (PostgreSQL, a Chroma server, the
 OpenSearch node, 2 API workers, dashboard, crawl scheduler; all on free 127.0.0.1 ports,

@@ -47,9 +47,10 @@ class AnthropicProvider:
             kwargs["extra_body"] = {"temperature": request.temperature}
         if not request.system:
             kwargs.pop("system")
-        ended = False
+        ended = opened = False
         try:
             with self._client.messages.stream(**kwargs) as stream:
+                opened = True  # the response's head has arrived
                 for text in _texts(stream):
                     yield TextDelta(text)
                 final = stream.get_final_message()
@@ -59,7 +60,10 @@ class AnthropicProvider:
         except anthropic.APITimeoutError as e:
             raise ProviderFailure(self.name, "timeout", type(e).__name__) from e
         except anthropic.APIConnectionError as e:
-            raise ProviderFailure(self.name, "connection", str(e)[:300]) from e
+            # the SDK (2.x) wraps a transport error mid-stream in its connection error too:
+            # after the head arrived, the answer's stream broke off
+            kind = "broken_stream" if opened else "connection"
+            raise ProviderFailure(self.name, kind, str(e)[:300]) from e
         except anthropic.AnthropicError as e:
             raise ProviderFailure(self.name, "broken_stream", f"{type(e).__name__}: {e}") from e
         except Exception as e:  # transport errors of the SDK's HTTP library mid-stream
