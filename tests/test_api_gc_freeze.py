@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.api import gc_freeze
 from backend.api.gc_freeze import FreezeAfterImports
 from backend.retrieval import dictionary
 
@@ -38,7 +39,7 @@ def _call(app, scope_type: str = "http") -> list:
     return sent
 
 
-def test_a_request_that_imports_modules_freezes_what_it_loaded(unfrozen):
+def test_a_request_that_imports_modules_freezes_what_it_loaded(unfrozen, monkeypatch):
     name = "ragscope_test_lazy_module"
 
     async def app(scope, receive, send):
@@ -56,12 +57,17 @@ def test_a_request_that_imports_modules_freezes_what_it_loaded(unfrozen):
         assert gc.get_freeze_count() == 0
         sent = _call(served)
         assert sent[-1]["body"] == b"ok"  # the response is the app's
-        frozen = gc.get_freeze_count()
-        assert frozen >= 1000  # the module's cache is out of the collector's view
+        assert gc.get_freeze_count() >= 1000  # the module's cache is out of the collector's view
+        calls = []
+        monkeypatch.setattr(gc_freeze, "freeze", lambda: calls.append(1))
         _call(served)  # nothing imported: no new collection and freeze
-        assert gc.get_freeze_count() == frozen
+        assert calls == []
+        sys.modules.setdefault(name + "_2", types.ModuleType(name + "_2"))
+        _call(served)  # a module arrived since: frozen again
+        assert calls == [1]
     finally:
         sys.modules.pop(name, None)
+        sys.modules.pop(name + "_2", None)
 
 
 def test_lifespan_and_websocket_scopes_never_freeze(unfrozen):

@@ -31,32 +31,6 @@ def test_the_parser_reads_both_directions_and_skips_bad_lines():
     assert d.translate("found", "en") == ["gefunden"]
 
 
-def test_a_compound_the_dictionary_lacks_is_translated_by_its_parts(tmp_path):
-    """"Versorgungsspannung" is no entry: its last part and (without the linking -s) its
-    first part are, taken in turns, so a per-word limit of two keeps both senses; the
-    list question's topic matches by the last part only (backend/answer/topic.py)."""
-    from backend.answer.topic import forms
-
-    f = tmp_path / "de-en"
-    f.write_text("Spannung {f} | Spannungen {pl} :: voltage; tension | voltages; tensions\n"
-                 "Versorgung {f} :: supply; provision\n"
-                 "Stimme {f} | Stimmen {pl} :: vote | votes\n"
-                 "Verhältnis {n} :: ratio; relationship\n", encoding="utf-8")
-    d = dictionary.load(f)
-    got = dictionary.lookup(d, "Versorgungsspannung", "de")
-    assert got[:2] == ["voltage", "supply"]
-    assert set(got) == {"voltage", "tension", "supply", "provision"}
-    assert dictionary.lookup(d, "Versorgungsspannung", "de", modifier=False) == [
-        "voltage", "tension"]
-    # as the keyword query takes them: at most 2 per word
-    assert dictionary.translations(d, ["Versorgungsspannung"], "de", frozenset(),
-                                   per_word=2) == {"Versorgungsspannung": ["voltage", "supply"]}
-    assert dictionary.lookup(d, "Spannungsversorgung", "de")[:2] == ["supply", "voltage"]
-    assert dictionary.lookup(d, "Hochspannung", "de") == ["voltage", "tension"]  # "Hoch": none
-    assert "votes" in dictionary.lookup(d, "Stimmenverhältnis", "de")
-    assert forms("Stimmenverhältnis", d) == {"stimmenverhältni", "ratio", "relationship"}
-
-
 def test_a_missing_dictionary_is_off_with_a_note_in_status(tmp_path, monkeypatch, capsys):
     from backend.cli.main import main
 

@@ -199,13 +199,13 @@ def test_a_section_is_named_by_its_title(question, section):
 def test_a_name_word_in_the_middle_of_a_question_word_names_no_document():
     """"round" (from an untitled note's first line "went round the table") is no part of
     "groundbreaking"; "Werkausschuss" is one of "Werkausschusssitzung"."""
-    from backend.answer.intent_documents import DocCandidate, _documents
+    from backend.answer.intent_documents import DocCandidate, named_documents
 
     docs = [DocCandidate(1, "infra sync notes, went round the table", "infra_sync.txt"),
             DocCandidate(2, "Werkausschuss Protokoll", "protokoll_werkausschuss.txt")]
-    assert _documents("Summarise the press release about the groundbreaking.", docs) == []
-    assert [d.id for d in _documents("Was wurde in der Werkausschusssitzung beschlossen?",
-                                     docs)] == [2]
+    assert named_documents("Summarise the press release about the groundbreaking.", docs) == []
+    assert [d.id for d in named_documents("Was wurde in der Werkausschusssitzung beschlossen?",
+                                          docs)] == [2]
 
 
 def test_the_chat_summarises_a_section_named_by_its_title(chat_rs):

@@ -42,7 +42,7 @@ def _part_of(t: str, w: str) -> bool:
     return w.startswith(t) or any(w[:len(w) - k].endswith(t) for k in range(0, 4))
 
 
-def _name_words(q: str, d: DocCandidate) -> tuple[set[str], set[str], int]:
+def name_words(q: str, d: DocCandidate) -> tuple[set[str], set[str], int]:
     """(distinctive title words, distinctive file-name words, generic words) of `d` that the
     question names — also inside German compounds in either direction ("Werkausschusssitzung"
     names "Werkausschuss", "Lumen-Handbuchs" names "lumen_handbuch")."""
@@ -61,7 +61,7 @@ def _name_words(q: str, d: DocCandidate) -> tuple[set[str], set[str], int]:
 
 
 def _name_score(q: str, d: DocCandidate) -> tuple[int, int]:
-    in_title, in_name, generic = _name_words(q, d)
+    in_title, in_name, generic = name_words(q, d)
     # one word of the file name alone is a topic more often than a name ("Wasserpreis")
     score = len(in_title) + (len(in_name) if in_title or len(in_name) > 1 else 0)
     if d.filename and d.filename.lower() in q.lower():
@@ -69,7 +69,7 @@ def _name_score(q: str, d: DocCandidate) -> tuple[int, int]:
     return score, generic
 
 
-def _documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
+def named_documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
     """Candidates the question names, best first (distinctive title/file-name words; ties
     broken by the generic words: "Lumen-Handbuch" names the manual, not the runbook)."""
     scored = [(_name_score(q, d), d) for d in docs]
@@ -84,18 +84,18 @@ def _two_documents(q: str, docs: Sequence[DocCandidate]) -> list[DocCandidate]:
     """The two documents a comparison names: the best named one and the best of the rest
     that the question names by words of its own (not by the words that named the first: a
     document is never compared with itself or its namesake)."""
-    first = _documents(q, docs)
+    first = named_documents(q, docs)
     if not first:
         return []
     if len(first) >= 2:
         a, b = first[:2]
-        wa, wb = _name_words(q, a)[:2], _name_words(q, b)[:2]
+        wa, wb = name_words(q, a)[:2], name_words(q, b)[:2]
         own_b = (wb[0] | wb[1]) - (wa[0] | wa[1])
         own_a = (wa[0] | wa[1]) - (wb[0] | wb[1])
         return [a, b] if own_a and own_b and a.title.casefold() != b.title.casefold() else []
-    used = set().union(*_name_words(q, first[0])[:2])
+    used = set().union(*name_words(q, first[0])[:2])
     rest = [d for d in docs if d.id != first[0].id
             and d.title.casefold() != first[0].title.casefold()
-            and set().union(*_name_words(q, d)[:2]) - used]
-    second = _documents(q, rest)
+            and set().union(*name_words(q, d)[:2]) - used]
+    second = named_documents(q, rest)
     return first + second[:1] if len(second) == 1 else first

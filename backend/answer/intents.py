@@ -17,7 +17,7 @@ from backend.config import domain_rules
 from backend.answer.intent_documents import (
     DocCandidate,
     _STOP,
-    _documents,
+    named_documents,
     _tokens,
     _two_documents,
 )
@@ -248,7 +248,7 @@ def explain(question: str, documents: Sequence[DocCandidate] = (),
                       "page counts only if it was crawled or uploaded), not from the analysis")
     extract_cues, doc_types, singular_cues = _cues()
     section = _section(q)
-    named = _documents(q, documents)
+    named = named_documents(q, documents)
     doc_type = next((t for t, rx in doc_types if rx.search(q)), None)
     if len(named) > 1 and doc_type:  # "im Lumen-Handbuch": the named one of that kind
         named = [d for d in named if d.doc_type in DOC_KINDS[doc_type]] or named

@@ -57,12 +57,11 @@ class Topic:
 
 def forms(word: str, d: Dictionary | None) -> set[str]:
     """The stems a word is found by: its own and those of its translations (both
-    directions: the word's language is not known). A compound the dictionary lacks is found
-    by its last part's translations only: "Stimmenverhältnis" is no topic "votes"."""
+    directions: the word's language is not known)."""
     out = {_stem(word)}
     if d is not None and word[:1].isalpha():
         for source in ("de", "en"):
-            for t in lookup(d, word, source, modifier=False)[:MAX_TRANSLATIONS]:
+            for t in lookup(d, word, source)[:MAX_TRANSLATIONS]:
                 if len(t) >= MIN_TRANSLATION and t.casefold() not in STOP_WORDS and " " not in t:
                     out.add(_stem(t))
     return {f for f in out if f}

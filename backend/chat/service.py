@@ -48,7 +48,7 @@ from backend.answer.evidence.scoring import MemoEncoder, assess
 from backend.index.base import IndexFilter
 from backend.llm import default_model, make_provider
 from backend.llm.base import Evidence, GenerationRequest, Provider, StreamEnd, TextDelta
-from backend.answer import confidence
+from backend.answer import confidence, named_document
 from backend.answer.extractive import ExtractiveProvider
 from backend.llm.pricing import pricing_table
 from backend.llm.tokens import count_tokens
@@ -229,6 +229,15 @@ class ChatService(ChatSessions):
                 evidence, sources = self._evidence(result, cfg)
                 assessment = None
             retrieval_ms = _ms(t0)
+        if pinned is None and web is None and evidence and not question_url.find_url(q):
+            # a document the question names by a name: searched within it (answer/named_document.py)
+            second = named_document.search_within(
+                self, q, cfg, owner, scope, evidence, sources, assessment,
+                lambda q_, ev: assess(q_, ev, encoder, known=known, cross=self.cross))
+            if second is not None:
+                result, trace_id, evidence, sources, assessment, note = second
+                notes.append(note)
+                retrieval_ms = _ms(t0)
         if web is not None and web.used:
             evidence, sources = question_url.with_page(web, q, evidence, sources, encoder)
             assessment, known = None, question_url.known_with(web, known)

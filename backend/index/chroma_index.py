@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
@@ -206,14 +207,22 @@ class ChromaVectorIndex(ChromaSearch):
         if current.get("ef_search") not in (None, self.hnsw["ef_search"]):
             self._ef_search_outdated = True
 
-    def _update_ef_search(self) -> None:
-        """ef_search can be changed in place (a write: under the lock)."""
+    def _update_ef_search(self, attempts: int = 5) -> None:
+        """ef_search can be changed in place (a write: under the lock). Chroma's own SQLite
+        may be busy for a moment ("database is locked", seen on a loaded machine): retried
+        with a growing pause before the setting is left as it was, with a warning."""
         self._ef_search_outdated = False
-        try:
-            self._write("update ef_search", lambda col: col.modify(
-                configuration={"hnsw": {"ef_search": self.hnsw["ef_search"]}}))
-        except Exception as exc:  # pragma: no cover - depends on server version
-            log.warning("could not update ef_search of %s: %s", self.collection_name, exc)
+        for attempt in range(attempts):
+            try:
+                self._write("update ef_search", lambda col: col.modify(
+                    configuration={"hnsw": {"ef_search": self.hnsw["ef_search"]}}))
+                return
+            except Exception as exc:  # pragma: no cover - depends on server version and load
+                if "locked" in str(exc) and attempt + 1 < attempts:
+                    time.sleep(0.1 * 2 ** attempt)
+                    continue
+                log.warning("could not update ef_search of %s: %s", self.collection_name, exc)
+                return
 
     def _read(self, fn: Callable[[Any], T]) -> T:
         with self._open_source().reading() as client:

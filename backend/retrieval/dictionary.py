@@ -223,45 +223,17 @@ def _as_written_or_stem(d: Dictionary, word: str, source: str) -> list[str]:
     return found
 
 
-def lookup(d: Dictionary, word: str, source: str, *, modifier: bool = True) -> list[str]:
+def lookup(d: Dictionary, word: str, source: str) -> list[str]:
     """Translations of `word` from `source`; of its stem when the inflected form is not an
     entry ("genehmigte" → "genehmigt", "approved" → "approve"); for a German compound the
-    dictionary lacks, of its longest last part it has ("Speichervolumen" → "Volumen"), then
-    and (`modifier`) of the part before it, in turns ("Versorgungsspannung" → "strain",
-    "supply", …)."""
+    dictionary lacks, of its longest last part it has ("Speichervolumen" → "Volumen")."""
     found = _as_written_or_stem(d, word, source)
     if found or source != "de" or len(word) < 2 * COMPOUND_PART:
         return found
     for i in range(3, len(word) - COMPOUND_PART + 1):
         found = d.translate(word[i:], source)
         if found:
-            return _interleaved(found, _modifier(d, word[:i])) if modifier else found
-    return []
-
-
-def _interleaved(head: list[str], modifier: list[str]) -> list[str]:
-    """Head and modifier translations taken in turns, head first (each once): a per-word
-    limit keeps the first senses of both parts."""
-    out: list[str] = []
-    for i in range(max(len(head), len(modifier))):
-        for part in (head, modifier):
-            if i < len(part) and part[i] not in out:
-                out.append(part[i])
-    return out
-
-
-def _modifier(d: Dictionary, part: str) -> list[str]:
-    """Translations of a compound's first part, as written or without its linking -s/-es
-    ("Versorgungs" of "Versorgungsspannung" → "supply"); [] for a part shorter than
-    COMPOUND_PART letters."""
-    for cut in (0, 1, 2):
-        stem = part[:len(part) - cut]
-        if cut and not part.endswith("es"[2 - cut:]):
-            continue
-        if len(stem) >= COMPOUND_PART:
-            got = d.translate(stem, "de")
-            if got:
-                return got
+            return found
     return []
 
 
