@@ -65,20 +65,21 @@ def answered_elsewhere(assessment: Assessment, sources: list[dict], document_id:
 def search_within(chat, q: str, cfg, owner, scope: Scope, evidence: list, sources: list[dict],
                   assessment: Assessment | None, assess_with):
     """The second pass of the chat service (backend/chat/service.py `answer_stream`):
+    (assessment of the first pass, or None when it was not needed; the replacement
     (result, trace id, evidence, sources, assessment, note) of the search within the named
-    document when it answers there and the first pass did not; None otherwise.
-    `assess_with(q, evidence)` scores evidence as the first pass did."""
+    document when it answers there and the first pass did not, else None).
+    `assess_with(q, evidence)` scores evidence as the first pass does."""
     named = named_document(chat.rs, q, list(cfg.collections), scope)
     if named is None:
-        return None
+        return assessment, None
     doc, title = named
     assessment = assessment or assess_with(q, evidence)
     if not answered_elsewhere(assessment, sources, doc):
-        return None
+        return assessment, None
     result, trace_id, _ = chat._retrieve(q, cfg, owner, scope, [doc])
     ev, src = chat._evidence(result, cfg)
     again = assess_with(q, ev) if ev else None
     if again is None or again.abstain:
-        return None
-    return (result, trace_id, ev, src, again,
-            f"Searched again within “{title}”, the document the question names.")
+        return assessment, None
+    return again, (result, trace_id, ev, src,
+                   f"Searched again within “{title}”, the document the question names.")

@@ -231,11 +231,11 @@ class ChatService(ChatSessions):
             retrieval_ms = _ms(t0)
         if pinned is None and web is None and evidence and not question_url.find_url(q):
             # a document the question names by a name: searched within it (answer/named_document.py)
-            second = named_document.search_within(
+            assessment, second = named_document.search_within(
                 self, q, cfg, owner, scope, evidence, sources, assessment,
                 lambda q_, ev: assess(q_, ev, encoder, known=known, cross=self.cross))
             if second is not None:
-                result, trace_id, evidence, sources, assessment, note = second
+                result, trace_id, evidence, sources, note = second
                 notes.append(note)
                 retrieval_ms = _ms(t0)
         if web is not None and web.used:
