@@ -7,22 +7,18 @@ passes. Cross-language questions are where it counts: a German question over an 
 policy retrieves German sentences of other documents first."""
 from __future__ import annotations
 
-import re
-
 from backend.answer.context import scope_documents
 from backend.answer.evidence.scoring import Assessment
 from backend.answer.intent_documents import DocCandidate, name_words, named_documents
 from backend.retrieval import dictionary
 from backend.security.access import Scope
 
-_WORD = re.compile(r"[A-Za-zÄÖÜäöüß0-9][\wÄÖÜäöüß-]*")
-
 
 def proper_names(question: str, words: dictionary.Dictionary | None) -> set[str]:
     """The question's words that look like names, lower-cased: capitalised after its first
     word and, with the dictionary, no entry of it ("Brightwater", "Talblick", "Hollerbach";
     not "Jahr", "Server", "Housing")."""
-    found = _WORD.findall(question)[1:]
+    found = dictionary.TEXT_WORD.findall(question)[1:]
     return {w.casefold() for w in found if w[:1].isupper()
             and (words is None or not dictionary.knows(words, w))}
 
