@@ -26,7 +26,7 @@ def test_the_parser_reads_both_directions_and_skips_bad_lines():
     assert d.translate("staff member", "en") == [] and d.translate("Ausverkauf", "de") == []
     # unequal sub-entry counts, no " :: ", two " :: ": skipped and counted, not an error
     assert d.translate("Ding", "de") == [] and d.translate("Fehlerhaft", "de") == []
-    assert (d.lines, d.bad_lines) == (15, 3)
+    assert (d.lines, d.bad_lines) == (19, 3)
     assert d.translate("finden", "de") == ["find"]  # "to find": an English verb
     assert d.translate("found", "en") == ["gefunden"]
 
@@ -121,3 +121,82 @@ def test_a_word_whose_translation_the_corpus_has_is_not_unseen():
     plain = analyse(question, None)
     assert "doors" in plain.words and bridged.bridge is not None
     assert unseen(bridged, share)[0] == pytest.approx(unseen(plain, share)[0] - 1 / len(plain.words))
+
+
+def test_an_english_two_word_term_is_looked_up_as_the_german_compound():
+    """"false alarm" :: "Fehlalarm": an English noun phrase is one German word, which no
+    word-by-word translation finds ("false" → falsch, "alarm" → Alarm)."""
+    d = dictionary.load(FIXTURE)
+    assert d.en_phrases["false alarm"] == ("Fehlalarm",)
+    assert d.en_phrases["false alarms"] == ("Fehlalarme",)  # the plural sub-entry
+    assert d.en_phrases["assembly point"] == ("Sammelplatz", "Sammelpunkt")
+    assert d.translate("false alarm", "en") == []  # the one-word table is unchanged
+    # a sentence's phrase "It was only …" is no term; a plural its entry has, else its singular
+    assert "it was" not in d.en_phrases
+    got = dictionary.phrase_words(d, "Where are the Assembly points, and who pays false "
+                                  "alarms or the staging areas?", "en")
+    assert got == {"Assembly points": ["Sammelplätze", "Sammelpunkte"],
+                   "false alarms": ["Fehlalarme"], "staging areas": ["Sammelplätze",
+                                                                    "Sammelpunkte"]}
+    d.en_phrases.pop("false alarms")
+    assert dictionary.phrase_words(d, "false alarms", "en") == {"false alarms": ["Fehlalarm"]}
+    # words on either side of a comma are not a term; German questions have no phrases here
+    assert dictionary.phrase_words(d, "false, alarm", "en") == {}
+    assert dictionary.phrase_words(d, "false alarm", "de") == {}
+    words = dictionary.query_words(d, "Where is the assembly point?", "en")
+    assert list(words)[0] == "assembly point" and words["assembly point"] == [
+        "Sammelplatz", "Sammelpunkt"]
+
+
+LAB_RULES = """Laborordnung für das Grundpraktikum
+
+Allgemeines
+
+Das Praktikum findet im Gebäude N2 statt. Jede Person trägt im Labor eine Schutzbrille und
+einen Laborkittel. Essen und Trinken sind im Labor verboten.
+
+Verhalten bei Gefahr
+
+Bei einem Brand ist sofort der Alarm auszulösen und der Raum über den nächsten Fluchtweg zu
+verlassen. Sammelplatz ist der Parkplatz P3 vor dem Hörsaalgebäude. Verletzungen werden der
+Assistenz gemeldet.
+
+Abfälle
+
+Lösemittelabfälle werden getrennt gesammelt. Glasbruch gehört in den gelben Behälter.
+"""
+
+FIRE_POLICY = """Fire safety policy for the office building
+
+In case of fire, leave the building by the nearest exit and do not use the lifts.
+Fire extinguishers are checked once a year by the facilities team.
+The fire alarm is tested every Monday at 10 am; the test lasts less than a minute.
+"""
+
+
+def test_an_english_question_finds_the_german_compound_of_its_two_word_term(
+        make_rs, tmp_path, monkeypatch):
+    """"Where is the assembly point if there is a fire in the lab?" over a German lab rule
+    ("Sammelplatz ist der Parkplatz P3") and an English fire policy: the two-word term is
+    the German compound, so the German sentence is quoted. Without the term (the same
+    dictionary lacking that line) "assembly" → Aufstellung and "point" → Punkt find nothing
+    and the English policy's "In case of fire, leave the building …" is quoted."""
+    from backend.chat.service import ChatService, SessionSettings
+    from backend.ingest.service import Ingestor
+    from eval.answers import chat_answer
+
+    without = tmp_path / "without_phrase.txt"
+    without.write_text("".join(line for line in FIXTURE.read_text(encoding="utf-8")
+                               .splitlines(keepends=True) if not line.startswith("Sammelplatz"))
+                       + "Aufstellung {f} :: assembly\nPunkt {m} :: point\n", encoding="utf-8")
+    question = "Where is the assembly point if there is a fire in the lab?"
+    texts = {}
+    for name, path in (("with", FIXTURE), ("without", without)):
+        rs = make_rs(data_dir=tmp_path / name, dictionary_path=str(path))
+        ing = Ingestor(rs)
+        ing.ingest_bytes(LAB_RULES.encode(), "laborordnung.txt", collection="c")
+        ing.ingest_bytes(FIRE_POLICY.encode(), "fire_policy.txt", collection="c")
+        cfg = SessionSettings(provider="extractive", collections=["c"], temperature=0.0)
+        texts[name] = chat_answer(ChatService(rs), question, cfg).text
+    assert "Parkplatz P3" in texts["with"] and "[" in texts["with"], texts
+    assert "Parkplatz P3" not in texts["without"], texts

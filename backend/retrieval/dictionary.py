@@ -12,8 +12,10 @@ Format (one entry per line, `#` comments):
     phrase | phrase), each sub-entry by "; " into synonyms; {gender}, [domain], (gloss) and
     <alternative spelling> are annotations; English verbs are written "to find".
 
-Only one-word terms are kept (a translation of a single question word is what the keyword
-query and the overlap features can use). A line that does not have the form above is skipped
+One-word terms are kept (a translation of a single question word is what the keyword
+query and the overlap features can use), and English two-word terms whose German side is one
+word ("false alarm" :: "Fehlalarm", "assembly point" :: "Sammelplatz"): an English noun phrase
+is a German compound, which no word-by-word translation finds (`phrase_words`). A line that does not have the form above is skipped
 and counted (`Dictionary.bad_lines`), never an error: the file is outside our control.
 
 Parsed once per process, lazily, on the first cross-language question (`get()`); the load
@@ -47,6 +49,8 @@ class Dictionary:
     # every one-word form of the verb entries, both languages, case-folded ("gelten",
     # "gilt", "gegolten", "take", "took", "taken"): `is_verb_form`
     verbs: AbstractSet[str] = field(default_factory=set)
+    # English two-word term ("false alarm", case-folded) -> its one-word German translations
+    en_phrases: dict[str, Sequence[str]] = field(default_factory=dict)
 
     def translate(self, word: str, source: str) -> list[str]:
         """The word's one-word translations into the other language, in dictionary order
@@ -59,34 +63,48 @@ class Dictionary:
         return sum(len(v) for v in self.de_en.values())
 
 
-def _words(side: str) -> list[list[str]]:
-    """Per sub-entry ("|"), the one-word synonyms of that sub-entry."""
+def _words(side: str) -> list[tuple[list[str], list[str]]]:
+    """Per sub-entry ("|"), its one-word synonyms and its two-word ones."""
     out = []
     for sub in side.split("|"):
-        syn = []
+        one, two = [], []
         for s in _NOTES.sub(" ", sub).split(";"):
             s = " ".join(s.split())
             if s.startswith("to "):  # English verbs: "to find"
                 s = s[3:]
             if _WORD.match(s):
-                syn.append(s)
-        out.append(syn)
+                one.append(s)
+            elif s.count(" ") == 1 and all(map(_WORD.match, s.split(" "))):
+                two.append(s)
+        out.append((one, two))
     return out
 
 
-def parse_line(line: str) -> list[tuple[str, str]] | None:
-    """The (German, English) one-word pairs of one dictionary line; None for a line that is
-    not an entry (no " :: ", unequal sub-entry counts); [] for a comment or empty line."""
+def parse_entry(line: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]] | None:
+    """The (German, English) one-word pairs of one dictionary line, and its (German word,
+    English two-word term) pairs ("Fehlalarm {m} | Fehlalarme {pl} :: false alarm | false
+    alarms" → (Fehlalarm, false alarm), (Fehlalarme, false alarms)); None for a line that is
+    not an entry (no " :: ", unequal sub-entry counts); empty lists for a comment or empty
+    line."""
     line = line.strip()
     if not line or line.startswith("#"):
-        return []
+        return [], []
     if line.count("::") != 1:
         return None
     de, en = line.split("::")
     de_subs, en_subs = _words(de), _words(en)
     if len(de_subs) != len(en_subs):
         return None
-    return [(d, e) for ds, es in zip(de_subs, en_subs) for d in ds for e in es]
+    pairs = [(d, e) for (ds, _), (es, _) in zip(de_subs, en_subs) for d in ds for e in es]
+    phrases = [(d, e) for (ds, _), (_, es) in zip(de_subs, en_subs) for d in ds for e in es]
+    return pairs, phrases
+
+
+def parse_line(line: str) -> list[tuple[str, str]] | None:
+    """The (German, English) one-word pairs of one dictionary line; None for a line that is
+    not an entry (no " :: ", unequal sub-entry counts); [] for a comment or empty line."""
+    got = parse_entry(line)
+    return None if got is None else got[0]
 
 
 _VERB_TAG = re.compile(r"\{v[itr]*\}")  # {v}, {vi}, {vt}, {vr}: the entry is a verb
@@ -138,13 +156,15 @@ def load(path: str | Path) -> Dictionary:
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
             d.lines += 1
-            pairs = parse_line(line)
-            if pairs is None:
+            got = parse_entry(line)
+            if got is None:
                 d.bad_lines += 1
                 continue
-            for de, en in pairs:
+            for de, en in got[0]:
                 _add(d.de_en, de, en)
                 _add(d.en_de, en, de)
+            for de, en in got[1]:
+                _add(d.en_phrases, en, de)
             if "{v" in line:
                 d.verbs |= verb_forms(line)
     _seal(d)
@@ -159,6 +179,7 @@ def _seal(d: Dictionary) -> None:
     (0.24 s each with the lists: periodic 0.3-0.7 s stalls of the API under load)."""
     d.de_en = {k: tuple(v) for k, v in d.de_en.items()}
     d.en_de = {k: tuple(v) for k, v in d.en_de.items()}
+    d.en_phrases = {k: tuple(v) for k, v in d.en_phrases.items()}
     d.verbs = frozenset(d.verbs)
 
 
@@ -237,6 +258,26 @@ def lookup(d: Dictionary, word: str, source: str) -> list[str]:
     return []
 
 
+def phrase_words(d: Dictionary, text: str, source: str) -> dict[str, list[str]]:
+    """The English two-word terms of `text` the dictionary has, with their one-word German
+    translations, in the order asked ("Where is the assembly point …" → {"assembly point":
+    ["Sammelplatz", "Sammelpunkt"]}); a plural as its singular entry too ("false alarms").
+    Words are adjacent in the text (no punctuation between them). Only from English."""
+    if source != "en" or not d.en_phrases:
+        return {}
+    out: dict[str, list[str]] = {}
+    for chunk in re.split(r"[^\w\s'-]+", text):
+        ws = TEXT_WORD.findall(chunk)
+        for a, b in zip(ws, ws[1:]):
+            key = f"{a} {b}".casefold()
+            found = d.en_phrases.get(key)
+            if not found and len(b) > 3 and b.casefold().endswith("s"):
+                found = d.en_phrases.get(key[:-1])
+            if found and key not in out:
+                out[f"{a} {b}"] = list(found)
+    return out
+
+
 def knows(d: Dictionary, word: str) -> bool:
     """Whether `word` is an entry of either side, as written or by a stem of its inflected
     form (no compound parts): a word the dictionary does not know is most likely a name
@@ -278,7 +319,8 @@ def query_words(d: Dictionary, text: str, language: str,
     common words excluded (stop words of both languages; a translation in more than
     MAX_COMMON_SHARE of the searched chunks), at most QUERY_PER_WORD per word that the searched
     documents contain (`share(word)`: its share of the chunks; without it, all), at most
-    MAX_QUERY_WORDS in all."""
+    MAX_QUERY_WORDS in all. An English question's two-word terms come first, keyed by the
+    term ("assembly point" → Sammelplatz), then its single words."""
     if language not in ("de", "en"):
         return {}
     words = list(dict.fromkeys(w for w in TEXT_WORD.findall(text) if len(w) >= 3))
@@ -286,5 +328,11 @@ def query_words(d: Dictionary, text: str, language: str,
     def keep(t: str) -> bool:
         return share is None or 0.0 < share(t) <= MAX_COMMON_SHARE
 
-    return translations(d, words, language, STOP_WORDS, per_word=QUERY_PER_WORD, keep=keep,
-                        limit=MAX_QUERY_WORDS)
+    out: dict[str, list[str]] = {}
+    for phrase, ts in phrase_words(d, text, language).items():  # first: they name the thing
+        got = [t for t in dict.fromkeys(ts) if len(t) >= 3 and keep(t)][:QUERY_PER_WORD]
+        if got:
+            out[phrase] = got
+    left = MAX_QUERY_WORDS - sum(map(len, out.values()))
+    return out | translations(d, words, language, STOP_WORDS, per_word=QUERY_PER_WORD,
+                              keep=keep, limit=left)

