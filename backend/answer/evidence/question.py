@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from backend.answer.evidence import crosslingual
 from backend.answer.evidence.crosslingual import Bridge, CrossLingual
 from backend.ingest.language import detect_language
+from backend.retrieval.dictionary import TEXT_WORD, knows
 from backend.retrieval.stopwords import STOP_WORDS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -185,6 +186,11 @@ class Question:
     years: list[str] = field(default_factory=list)  # only for `missing`: too common to rank by
     words: list[str] = field(default_factory=list)  # content words as written (for `unseen`)
     bridge: Bridge | None = None  # dictionary translations (backend/answer/evidence/crosslingual.py)
+    # terms of its names: capitalised after the first word, unknown to the dictionary
+    # ("Ostrander", "Talblick"); English questions only — in German every noun is
+    # capitalised and a compound the dictionary lacks ("Sicherheitsbeauftragter") is no
+    # name; none without the dictionary
+    names: set[str] = field(default_factory=set)
 
 
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
@@ -202,4 +208,8 @@ def analyse(question: str, cross: CrossLingual | None = None) -> Question:
     lang = detect_language(question)
     bridged = crosslingual.bridge(cross.dictionary if cross else None, question, lang, _STOP,
                                   terms)
-    return Question(question, lang, set(terms(question)), exact, qtype, years, words, bridged)
+    d = cross.dictionary if cross else None
+    names = {t for w in TEXT_WORD.findall(question)[1:] if w[:1].isupper() and d is not None
+             and not knows(d, w) for t in terms(w)} if lang == "en" else set()
+    return Question(question, lang, set(terms(question)), exact, qtype, years, words, bridged,
+                    names)

@@ -167,7 +167,11 @@ def named_terms(q: Question, evidence: list[Evidence]) -> dict[int, set[str]]:
     document's passages lost German answers (docs/chat.md "A sentence inherits its
     document's name")."""
     wanted = q.terms - {t for x in q.exact for t in terms(x)}
-    return {e.n: wanted & set(terms(e.document)) for e in evidence}
+    passages: dict[str, set[str]] = {}  # the question's names each document's passages have
+    for e in evidence:
+        passages.setdefault(e.document, set()).update(q.names & set(terms(e.text)))
+    return {e.n: wanted & (set(terms(e.document)) | passages[e.document])
+            for e in evidence}
 
 
 def featurise(q: Question, evidence: list[Evidence],
