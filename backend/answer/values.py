@@ -21,10 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from backend.answer.evidence.question import _DURATION, _LENGTH, _NUMBER_WORDS, Question, terms
+from backend.answer.evidence.question import (ASKS_MONEY, CURRENCY, _DURATION, _LENGTH,
+                                             _NUMBER_WORDS, Question, terms)
 from backend.retrieval.stopwords import STOP_WORDS
 
-_CUR = r"(?:EUR|Euros?|€|USD|US-Dollar|\$|£|GBP|CHF)"
+_CUR = CURRENCY
 _SCALE = r"(?:Mio\.|Millionen|Million|Mrd\.|Milliarden|million|billion|bn|Tsd\.|thousand)"
 _UNIT = (r"(?:%|Prozent|percent|per\s+cent|EUR|Euros?|€|USD|GBP|CHF|kWh|MWh|GWh|kW|MW|m³|m²|"
          r"km/h|km|cm|mm|m|kg|t|Liter|litres?|liters?|GB|MB|TB|KB|GiB|MiB|ms|Sekunden|"
@@ -94,10 +95,7 @@ _PART_OF = re.compile(r"\s(?:of|von)\s(?:the\s|den\s|insgesamt\s)?(?:approximate
 _PART_AFTER = re.compile(r"\s(?:davon|thereof|of\s+(?:them|these|which))\b", re.I)
 _TOTAL = re.compile(r"\b(?:(?:of|von)\s(?:the|den|insgesamt)|out\s+of)\s(?:approximately\s|"
                     r"around\s|about\s|rund\s|ca\.\s|etwa\s|[a-zäöüß]+\s)?$", re.I)
-_ASKS_MONEY = re.compile(r"\b(?:kost\w*|preis\w*|\w*preis|gebühr\w*|miete|\w*miete|budget\w*|"
-                         r"umsatz\w*|zuschuss|förder\w*|betr[äa]g\w*|price\w*|cost\w*|fee\w*|"
-                         r"charge\w*|rent|revenue|grant|spend\w*|pay\w*|zahlt\w*|zahlen|"
-                         r"bezahl\w*)\b", re.I)
+_ASKS_MONEY = ASKS_MONEY
 _NOT_A_VALUE_BEFORE = re.compile(r"(?:§|\b(?:Abs\.|Art\.|Nr\.|No\.|Ziff\.|TOP|Anlage|Version|"
                                  r"Release|v|Kapitel|Chapter|Section|Abschnitt))\s?$", re.I)
 _WORD = re.compile(r"[\wäöüÄÖÜß]+(?:-[\wäöüÄÖÜß]+)*")

@@ -102,6 +102,24 @@ _QTYPES = [
 ]
 
 
+# a question for an amount of money, and a currency: "Was kostet …", "How much is … charged"
+ASKS_MONEY = re.compile(r"\b(?:kost\w*|preis\w*|\w*preis|gebühr\w*|miete|\w*miete|budget\w*|"
+                        r"umsatz\w*|zuschuss|förder\w*|betr[äa]g\w*|price\w*|cost\w*|fee\w*|"
+                        r"charge\w*|rent|revenue|grant|spend\w*|pay\w*|zahlt\w*|zahlen|"
+                        r"bezahl\w*)\b", re.I)
+CURRENCY = r"(?:EUR|Euros?|€|USD|US-Dollar|\$|£|GBP|CHF)"
+# an amount: a currency sign or code before the figure (the word "Euro" only after it:
+# "Euro 6" is an emission class), or free of charge
+_MONEY = re.compile(rf"(?:EUR|€|USD|\$|£|GBP|CHF)\s?\d|\d\s?(?:{CURRENCY}|Cent\b|pence\b|ct\b)|"
+                    r"\b(?:kostenlos|kostenfrei|gebührenfrei|free of charge|no charge)\b"
+                    r"|\bfree\b", re.I)
+
+
+def has_money(text: str) -> bool:
+    """An amount of money (or "free of charge") in `text`."""
+    return bool(_MONEY.search(text))
+
+
 def _has_type(qtype: str, text: str) -> bool:
     if qtype == "number":
         return bool(re.search(r"\d", text)) or any(
@@ -191,6 +209,7 @@ class Question:
     # capitalised and a compound the dictionary lacks ("Sicherheitsbeauftragter") is no
     # name; none without the dictionary
     names: set[str] = field(default_factory=set)
+    money: bool = False  # a "number" question for an amount of money (ASKS_MONEY)
 
 
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
@@ -212,4 +231,4 @@ def analyse(question: str, cross: CrossLingual | None = None) -> Question:
     names = {t for w in TEXT_WORD.findall(question)[1:] if w[:1].isupper() and d is not None
              and not knows(d, w) for t in terms(w)} if lang == "en" else set()
     return Question(question, lang, set(terms(question)), exact, qtype, years, words, bridged,
-                    names)
+                    names, qtype == "number" and bool(ASKS_MONEY.search(question)))

@@ -52,6 +52,7 @@ from backend.answer.evidence.question import (
     _WORD,
     Question,
     _has_type,
+    has_money,
     _matches,
     analyse,
     new_value,
@@ -228,7 +229,8 @@ def featurise(q: Question, evidence: list[Evidence],
             "key": key / len(q.exact) if q.exact else 0.0,
             "key_ctx": (sum(1 for x in q.exact if x not in mine and x in ctx) / len(q.exact)
                         if q.exact else 0.0),
-            "type": 1.0 if q.qtype and _has_type(q.qtype, c.match_text) else 0.0,
+            "type": 1.0 if q.qtype and _has_type(q.qtype, c.match_text)
+            and (not q.money or has_money(c.match_text)) else 0.0,
             "src": src.get(c.n, 0.0), "rank": 1.0 / c.n,
             "lang": 1.0 if q.language and c.language == q.language else 0.0,
             "row": float(c.kind == "row"), "field": float(c.kind == "field"),
