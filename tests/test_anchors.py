@@ -105,3 +105,35 @@ def test_when_every_hit_is_of_a_named_document_the_scores_stay_as_they_are(corpu
     stage = next(s for s in on.trace.stages if s.name == "anchors")
     assert stage.params["anchors"] == {} and stage.params["boosted"] == 0
     assert [(h.chunk_id, h.score) for h in on.hits] == [(h.chunk_id, h.score) for h in off.hits]
+
+
+SECTION = ("Die Wärmepumpe Calora AW12 arbeitet mit dem Kältemittel R290 und wird vom "
+           "Fachbetrieb eingerichtet. ")
+MANUAL = ("# Betriebsanleitung Wärmepumpe Calora AW12\n\nDie Calora AW12 ist eine Wärmepumpe "
+          "zur Aufstellung im Freien. " + SECTION * 6 + "\n\n"
+          "## Bedienung\n\nDie Calora AW12 wird über den Regler der Wärmepumpe bedient. "
+          + SECTION * 6 + "\n\n"
+          "## Garantie\n\nAuf die Calora AW12 gewährt der Hersteller fünf Jahre Garantie für "
+          "die Wärmepumpe. " + SECTION * 6 + "\n\n"
+          "## Störungen\n\nCode | Bedeutung | Abhilfe\nE04 | Durchfluss zu gering | Filter "
+          "reinigen\nE17 | Fühler defekt | Fachbetrieb informieren\n"
+          "E22 | Abtauung fehlgeschlagen | Außengerät von Eis befreien\n")
+OTHER = ("# FAQ Energieberatung\n\nWas bedeutet eine Störung der Heizung im Altbau? Oft "
+         "ist der Code im Display der Heizung erklärt.\n")
+
+
+def test_the_passage_with_the_questions_code_leads_its_document(ingestor):
+    """"Was bedeutet der Störungscode E22 bei der Wärmepumpe Calora AW12?": every passage of
+    the manual repeats "Calora AW12" and "Wärmepumpe"; the one with "E22" is lifted above
+    them (stage `anchors`, `coded`)."""
+    items = [IngestItem("anleitung_aw12.md", data=MANUAL.encode(), source_uri="test://aw12"),
+             IngestItem("faq.md", data=OTHER.encode(), source_uri="test://faq")]
+    ingestor.ingest_many(items, collection="heat")
+    retr = Retriever(ingestor.rs)
+    q = "Was bedeutet der Störungscode E22 bei der Wärmepumpe Calora AW12?"
+    res = retr.retrieve(q, RetrievalParams(collections=["heat"], k=5), scope=Scope.everything())
+    texts = [h.text[:50] for h in res.hits]
+    assert len({h.chunk_id for h in res.hits if h.filename == "anleitung_aw12.md"}) >= 3, texts
+    assert "E22 | Abtauung fehlgeschlagen" in res.hits[0].text, texts
+    stage = next(s for s in res.trace.stages if s.name == "anchors")
+    assert stage.params["coded"] == 1, stage.params

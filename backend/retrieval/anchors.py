@@ -18,7 +18,12 @@ document gains `anchor_boost × top score × (share of the anchors its document 
 the order inside a document stays the fused one. Costs one keyword search per candidate word
 (usually 1-3 per question, no snippets) and the chunk look-ups, which are cached.
 `RetrievalParams.anchor_boost = 0` turns it off; the weight was chosen on tuning questions
-only (docs/retrieval.md, "Anchor words")."""
+only (docs/retrieval.md, "Anchor words").
+
+Within a lifted document, the passages that carry one of the question's codes (a word with a
+digit found in at most `CODE_CHUNKS` passages: "E22" of "Was bedeutet der Störungscode E22
+bei der Calora AW12?") are lifted `CODE_LIFT` more: otherwise the manual's cover and
+description, which repeat "Calora AW12" and "Wärmepumpe", stay ahead of its fault table."""
 from __future__ import annotations
 
 import re
@@ -33,6 +38,8 @@ from backend.retrieval.types import Candidate, Hit, Stage, Trace
 MAX_DOCUMENTS = 2  # a word in more documents than this names no particular document
 MAX_WORDS = 6  # candidate words searched per question
 SEARCH_LIMIT = 40  # chunks read per candidate word
+CODE_CHUNKS = 3  # a code anchor ("E22") in at most this many passages marks them
+CODE_LIFT = 0.5  # their extra lift, in units of the document's (chosen on tune splits only)
 _WORD = re.compile(r"[^\W_](?:[\w.-]*[^\W_])?", re.UNICODE)
 
 
@@ -57,9 +64,11 @@ def candidates(question: str, known: Callable[[str], bool] | None = None) -> lis
     return out[:MAX_WORDS]
 
 
-def documents_of(rs, word: str, flt: IndexFilter) -> set[int] | None:
+def documents_of(rs, word: str, flt: IndexFilter, chunks: set[str] | None = None
+                 ) -> set[int] | None:
     """The documents (ids) whose chunks within `flt` contain `word`; None when more than
-    MAX_DOCUMENTS do or the index cannot say."""
+    MAX_DOCUMENTS do or the index cannot say. `chunks`, when given, gets the ids of those
+    chunks."""
     try:
         hits = rs.keyword_index.search(word, SEARCH_LIMIT, flt, highlight_limit=0)
     except Exception:  # noqa: BLE001 - a word the index cannot search is no anchor
@@ -68,6 +77,8 @@ def documents_of(rs, word: str, flt: IndexFilter) -> set[int] | None:
         return set()
     infos = lookup.current_chunk_infos(rs.store.engine, [h.chunk_id for h in hits])
     docs = {info.document_id for info in infos.values() if info.active}
+    if chunks is not None:
+        chunks.update(i for i, info in infos.items() if info.active)
     return docs if len(docs) <= MAX_DOCUMENTS else None
 
 
@@ -81,10 +92,14 @@ def boost(rs, question: str, flt: IndexFilter, hits: list[Hit], weight: float,
     settings = getattr(rs, "settings", None)
     d = dictionary.get(settings.dictionary_path) if settings is not None else None
     anchors: dict[str, list[int]] = {}
+    coded: set[str] = set()  # the few passages that have a code of the question ("E22")
     for w in candidates(question, (lambda x: dictionary.knows(d, x)) if d else None):
-        docs = documents_of(rs, w, flt)
+        chunks: set[str] = set()
+        docs = documents_of(rs, w, flt, chunks)
         if docs:
             anchors[w] = sorted(docs)
+            if any(c.isdigit() for c in w) and len(chunks) <= CODE_CHUNKS:
+                coded |= chunks
     named = set().union(*anchors.values()) if anchors else set()
     if named and all(h.document_id in named for h in hits):
         anchors = {}  # every hit is of a named document: nothing to tell apart, scores kept
@@ -94,13 +109,14 @@ def boost(rs, question: str, flt: IndexFilter, hits: list[Hit], weight: float,
         for h in hits:
             share = sum(1 for docs in anchors.values() if h.document_id in docs) / len(anchors)
             if share:
-                add = weight * top * share
+                add = weight * top * (share + (CODE_LIFT if h.chunk_id in coded else 0.0))
                 h.boost += add
                 h.score += add
                 boosted += 1
         hits.sort(key=lambda h: (-h.score, h.chunk_id))
     trace.stages.append(Stage("anchors", round((time.perf_counter() - t0) * 1000, 3), {
-        "anchor_boost": weight, "anchors": anchors, "boosted": boosted},
+        "anchor_boost": weight, "anchors": anchors, "boosted": boosted,
+        "coded": sum(1 for h in hits if h.chunk_id in coded) if anchors else 0},
         [Candidate(h.chunk_id, round(h.score, 6), r) for r, h in enumerate(hits[:50], 1)]
         if boosted else []))
     return hits
