@@ -68,7 +68,7 @@ class IndexingSettings(BaseSettings):
         "last good rules (`status`). Empty: config/domain of the repository.",
     )
     retrieval_translation_weight: float = Field(
-        0.5, ge=0.0, le=1.0,
+        0.625, ge=0.0, le=1.0,
         description="Keyword score of the words added to a question (dictionary translations, "
         "domain synonyms) relative to the question's own words; 0: added words are searched "
         "but count nothing. Editable at run time on the Settings page.",

@@ -34,7 +34,7 @@ VECTOR_WEIGHT = {
 }
 TRACE_CANDIDATES = 50  # candidates kept per stage in the trace
 
-TRANSLATION_WEIGHT = 0.5  # default of RAGSCOPE_RETRIEVAL_TRANSLATION_WEIGHT: added words' keyword score
+TRANSLATION_WEIGHT = 0.625  # default of RAGSCOPE_RETRIEVAL_TRANSLATION_WEIGHT: added words' keyword score
 SHARE_SAMPLE = 1000  # chunks a dictionary word's share is taken of (common words are left out)
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retrieve-keyword")
 
