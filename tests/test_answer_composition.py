@@ -214,3 +214,22 @@ def test_the_chat_page_shows_the_value_bold_and_the_quote_as_text():
     assert strong == ["2,15 EUR/m³"]
     assert not any(t.type in ("link_open", "html_inline") for t in tokens)
     assert "**" in answer_markdown("a **b** c", rich=False, bold=False).replace("\\*", "*")
+
+
+def test_the_date_two_sentences_on_is_quoted_with_the_sentence_between():
+    """"Wann findet die Infoveranstaltung … in Moosach statt?" (unseen tune): the sentence
+    naming the event has no date; the date stands two lines on ("Termin: 22. Mai 2025, 19
+    Uhr."), after a sentence about the venue. Both are quoted, the date first and in bold."""
+    from backend.answer.extractive import answer_text
+    from backend.llm.base import Evidence
+
+    ev = [Evidence(1, "3. Vermarktung\n\nMelanie: Die Vorvermarktungsquote liegt in Moosach bei "
+                   "39 %. Die Wirtschaftlichkeitsschwelle liegt bei 40 %. Für Moosach soll "
+                   "deshalb eine zusätzliche Infoveranstaltung stattfinden.\n\nFrank bietet "
+                   "dafür das Bürgerhaus Moosach an.\n\nTermin: 22. Mai 2025, 19 Uhr.",
+                   "Projektrunde Glasfaser Riedland", "3. Vermarktung", 1, 1.0)]
+    text = answer_text("Wann findet die Infoveranstaltung zum Glasfaserausbau in Moosach statt?",
+                       ev, known=lambda w: 0.01)
+    assert text.startswith("Termin: **22. Mai 2025, 19 Uhr**. [1]"), text
+    assert "Für Moosach soll deshalb eine zusätzliche Infoveranstaltung stattfinden. [1]" in text
+    assert "Frank bietet dafür das Bürgerhaus Moosach an. [1]" in text

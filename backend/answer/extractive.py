@@ -74,20 +74,30 @@ def _labelled(a: Assessment) -> bool:
     return m is not None and m.group(1).casefold() not in top.text.casefold()
 
 
-def _following(a: Assessment) -> Scored | None:
-    """The sentence after the chosen one, quoted too when the chosen sentence lacks what the
+def _following(a: Assessment) -> list[Scored]:
+    """The sentences after the chosen one, quoted too when the chosen sentence lacks what the
     question asks for (a value, a duration, a name) and the next one has it or continues the
     chosen sentence's key ("Mit gateway.worker_threads legen Sie … fest. Ohne Angabe
-    verwendet das Gateway die doppelte Anzahl …")."""
+    verwendet das Gateway die doppelte Anzahl …"), or else the one after that has it, with
+    the sentence between ("Für Moosach soll deshalb eine zusätzliche Infoveranstaltung
+    stattfinden. Frank bietet dafür das Bürgerhaus Moosach an. Termin: 22. Mai 2025, 19 Uhr.")."""
     top = a.top
     if top.candidate.kind != "sentence" or not a.question.qtype or top.features["type"]:
-        return None
-    nxt = next((s for s in a.ranked if s.candidate.n == top.candidate.n
-                and s.candidate.kind == "sentence"
-                and s.candidate.previous == top.candidate.text), None)
-    if nxt is not None and (nxt.features["type"] or nxt.features["key_ctx"]):
-        return nxt
-    return None
+        return []
+
+    def after(c) -> Scored | None:  # the next sentence of the passage, under the same heading
+        return next((s for s in a.ranked if s.candidate.n == c.n
+                     and s.candidate.index == c.index + 1 and s.candidate.kind == "sentence"
+                     and s.candidate.heading == c.heading), None)
+
+    nxt = after(top.candidate)
+    if nxt is None:
+        return []
+    if nxt.candidate.previous == top.candidate.text and (nxt.features["type"]
+                                                         or nxt.features["key_ctx"]):
+        return [nxt]
+    third = after(nxt.candidate)
+    return [nxt, third] if third is not None and third.features["type"] else []
 
 
 def compose(a: Assessment, evidence: list[Evidence] | None = None) -> str:
@@ -98,8 +108,7 @@ def compose(a: Assessment, evidence: list[Evidence] | None = None) -> str:
     top = a.top.candidate
     nxt = _following(a)
     return compose_answer(a.question, top, top.previous if _previous_helps(a) or _labelled(a) else "",
-                          nxt.candidate if nxt is not None else None,
-                          evidence or [])
+                          [s.candidate for s in nxt], evidence or [])
 
 
 def answer_text(question: str, evidence: list[Evidence], encoder: Encoder | None = None,

@@ -148,15 +148,15 @@ def mark(q: Question, parts: list[Part], chosen: int) -> None:
 
 
 def compose_answer(q: Question, top: Candidate, previous: str = "",
-                   following: Candidate | None = None,
+                   following: Candidate | list[Candidate] | None = None,
                    evidence: list[Evidence] | None = None) -> str:
     """The answer text: `top` (the chosen candidate) with its `previous` sentence and the
-    `following` one when the answerer chose to quote them, composed value first with the
+    `following` ones when the answerer chose to quote them, composed value first with the
     asked value in bold; each sentence cited."""
     parts = [Part(plain(previous), top.n)] if previous else []
     parts.append(Part(plain(top.text), top.n))
-    if following is not None:
-        parts.append(Part(plain(following.text), following.n))
+    for f in [following] if isinstance(following, Candidate) else following or []:
+        parts.append(Part(plain(f.text), f.n))
     kind = vote_kind(q)
     vote = vote_line(top, evidence or []) if kind else None
     if vote is not None and all(plain(vote.text) != p.text for p in parts):
