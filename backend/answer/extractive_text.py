@@ -24,6 +24,7 @@ marks and citations. No lead-in phrase is added."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from backend.answer.evidence.candidates import Candidate, candidates
@@ -148,15 +149,14 @@ def mark(q: Question, parts: list[Part], chosen: int) -> None:
 
 
 def compose_answer(q: Question, top: Candidate, previous: str = "",
-                   following: Candidate | list[Candidate] | None = None,
+                   following: Sequence[Candidate] = (),
                    evidence: list[Evidence] | None = None) -> str:
     """The answer text: `top` (the chosen candidate) with its `previous` sentence and the
     `following` ones when the answerer chose to quote them, composed value first with the
     asked value in bold; each sentence cited."""
     parts = [Part(plain(previous), top.n)] if previous else []
     parts.append(Part(plain(top.text), top.n))
-    for f in [following] if isinstance(following, Candidate) else following or []:
-        parts.append(Part(plain(f.text), f.n))
+    parts += [Part(plain(f.text), f.n) for f in following]
     kind = vote_kind(q)
     vote = vote_line(top, evidence or []) if kind else None
     if vote is not None and all(plain(vote.text) != p.text for p in parts):
