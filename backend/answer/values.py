@@ -25,7 +25,6 @@ from backend.answer.evidence.question import (ASKS_MONEY, CURRENCY, _DURATION, _
                                              _NUMBER_WORDS, Question, terms)
 from backend.retrieval.stopwords import STOP_WORDS
 
-_CUR = CURRENCY
 _SCALE = r"(?:Mio\.|Millionen|Million|Mrd\.|Milliarden|million|billion|bn|Tsd\.|thousand)"
 _UNIT = (r"(?:%|Prozent|percent|per\s+cent|EUR|Euros?|€|USD|GBP|CHF|kWh|MWh|GWh|kW|MW|m³|m²|"
          r"km/h|km|cm|mm|m|kg|t|Liter|litres?|liters?|GB|MB|TB|KB|GiB|MiB|ms|Sekunden|"
@@ -39,8 +38,8 @@ _FIGURE = r"\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _WORDS = "|".join(_NUMBER_WORDS)
 _PER = rf"(?:\s?/\s?[^\W\d_][\wäöü³²]*|\s(?:je|pro|per)\s(?:[A-ZÄÖÜ]?[\wäöüß³²]+))"
 _AMOUNT = re.compile(
-    rf"(?<![\w./-])(?:{_CUR}\s?)?(?:{_FIGURE})(?:\s?{_SCALE})?(?:\s?{_UNIT}(?![\w/]))?"
-    rf"(?:\s?{_CUR}(?!\w))?(?:{_PER})?", re.I)
+    rf"(?<![\w./-])(?:{CURRENCY}\s?)?(?:{_FIGURE})(?:\s?{_SCALE})?(?:\s?{_UNIT}(?![\w/]))?"
+    rf"(?:\s?{CURRENCY}(?!\w))?(?:{_PER})?", re.I)
 _COUNT_WORD = re.compile(rf"\b(?:{_WORDS})\b", re.I)
 _MONTH = (r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|"
           r"November|Dezember|January|February|March|May|June|July|October|December|"
@@ -95,7 +94,6 @@ _PART_OF = re.compile(r"\s(?:of|von)\s(?:the\s|den\s|insgesamt\s)?(?:approximate
 _PART_AFTER = re.compile(r"\s(?:davon|thereof|of\s+(?:them|these|which))\b", re.I)
 _TOTAL = re.compile(r"\b(?:(?:of|von)\s(?:the|den|insgesamt)|out\s+of)\s(?:approximately\s|"
                     r"around\s|about\s|rund\s|ca\.\s|etwa\s|[a-zäöüß]+\s)?$", re.I)
-_ASKS_MONEY = ASKS_MONEY
 _NOT_A_VALUE_BEFORE = re.compile(r"(?:§|\b(?:Abs\.|Art\.|Nr\.|No\.|Ziff\.|TOP|Anlage|Version|"
                                  r"Release|v|Kapitel|Chapter|Section|Abschnitt))\s?$", re.I)
 _WORD = re.compile(r"[\wäöüÄÖÜß]+(?:-[\wäöüÄÖÜß]+)*")
@@ -289,7 +287,7 @@ def _score(sp: Span, text: str, anchors: list[tuple[int, int]], earlier: bool,
     elif _PART_AFTER.match(text[sp.end:]) or (
             re.search(r"\d" + _PART_OF.pattern, text, re.I) and _PART_OF.match(text[sp.end:])):
         score += 5  # "… 9,800 of the 31,000 …", "412 gebaut und 286 davon aktiviert"
-    if re.search(rf"(?:{_UNIT}|{_CUR})", sp.text) is None and re.search(r"\d", sp.text):
+    if re.search(rf"(?:{_UNIT}|{CURRENCY})", sp.text) is None and re.search(r"\d", sp.text):
         score -= 0.1  # a bare figure is less often the asked amount than one with its unit
     return score
 
@@ -303,6 +301,6 @@ def value_span(q: Question, text: str) -> Span | None:
         return None
     anchors = _anchors(text, q)
     earlier = bool(_EARLIER.search(q.text))
-    if q.qtype == "number" and _ASKS_MONEY.search(q.text):  # "Was kostet …": money, if any
-        found = [s for s in found if re.search(_CUR, s.text)] or found
+    if q.qtype == "number" and ASKS_MONEY.search(q.text):  # "Was kostet …": money, if any
+        found = [s for s in found if re.search(CURRENCY, s.text)] or found
     return max(found, key=lambda s: (_score(s, text, anchors, earlier, q.text), -s.start))

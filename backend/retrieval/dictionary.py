@@ -15,8 +15,9 @@ Format (one entry per line, `#` comments):
 One-word terms are kept (a translation of a single question word is what the keyword
 query and the overlap features can use), and English two-word terms whose German side is one
 word ("false alarm" :: "Fehlalarm", "assembly point" :: "Sammelplatz"): an English noun phrase
-is a German compound, which no word-by-word translation finds (`phrase_words`). A line that does not have the form above is skipped
-and counted (`Dictionary.bad_lines`), never an error: the file is outside our control.
+is a German compound, which no word-by-word translation finds (`phrase_words`). A line that
+does not have the form above is skipped and counted (`Dictionary.bad_lines`), never an error:
+the file is outside our control.
 
 Parsed once per process, lazily, on the first cross-language question (`get()`); the load
 time and size are recorded on the object and reported by `python -m backend status`."""
@@ -98,13 +99,6 @@ def parse_entry(line: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]
     pairs = [(d, e) for (ds, _), (es, _) in zip(de_subs, en_subs) for d in ds for e in es]
     phrases = [(d, e) for (ds, _), (_, es) in zip(de_subs, en_subs) for d in ds for e in es]
     return pairs, phrases
-
-
-def parse_line(line: str) -> list[tuple[str, str]] | None:
-    """The (German, English) one-word pairs of one dictionary line; None for a line that is
-    not an entry (no " :: ", unequal sub-entry counts); [] for a comment or empty line."""
-    got = parse_entry(line)
-    return None if got is None else got[0]
 
 
 _VERB_TAG = re.compile(r"\{v[itr]*\}")  # {v}, {vi}, {vt}, {vr}: the entry is a verb
@@ -266,6 +260,7 @@ def phrase_words(d: Dictionary, text: str, source: str) -> dict[str, list[str]]:
     if source != "en" or not d.en_phrases:
         return {}
     out: dict[str, list[str]] = {}
+    seen: set[str] = set()  # terms as looked up (case-folded), each once
     for chunk in re.split(r"[^\w\s'-]+", text):
         ws = TEXT_WORD.findall(chunk)
         for a, b in zip(ws, ws[1:]):
@@ -273,7 +268,8 @@ def phrase_words(d: Dictionary, text: str, source: str) -> dict[str, list[str]]:
             found = d.en_phrases.get(key)
             if not found and len(b) > 3 and b.casefold().endswith("s"):
                 found = d.en_phrases.get(key[:-1])
-            if found and key not in out:
+            if found and key not in seen:
+                seen.add(key)
                 out[f"{a} {b}"] = list(found)
     return out
 
